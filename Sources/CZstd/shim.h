@@ -1,0 +1,4 @@
+#ifndef IMPRINT_CZSTD_SHIM_H
+#define IMPRINT_CZSTD_SHIM_H
+#include <zstd.h>
+#endif

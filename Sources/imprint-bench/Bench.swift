@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct ImprintBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imprint-bench",
+        abstract: "Imprint benchmarks (build with -c release)."
+    )
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Imprint: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imprint",
+        abstract: "Collaborative documents with end-to-end encryption.",
+        subcommands: [Demo.self]
+    )
+}

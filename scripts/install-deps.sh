@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Imprint builds and tests with. Idempotent: packages
+# already present are left alone, and apt is only touched when something is missing.
+set -euo pipefail
+
+packages=(libzstd-dev libarchive-dev pkg-config)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    echo "installing: ${missing[*]}" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
