@@ -32,7 +32,11 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT"]),
+        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "EditingTraces"]),
+
+        // MARK: Test and benchmark support
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "EditingTraces", dependencies: ["CZlib"]),
 
         // MARK: Executables
         .executableTarget(
@@ -46,6 +50,7 @@ let package = Package(
             name: "imprint-bench",
             dependencies: [
                 "ImprintCRDT",
+                "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,6 +4,7 @@ import ArgumentParser
 struct ImprintBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imprint-bench",
-        abstract: "Imprint benchmarks (build with -c release)."
+        abstract: "Imprint benchmarks (build with -c release).",
+        subcommands: [TraceBenchmark.self]
     )
 }

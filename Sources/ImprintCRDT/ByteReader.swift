@@ -1,0 +1,102 @@
+/// A bounds-checked cursor over untrusted bytes. Every read either returns a value
+/// or throws `CRDTError` (`.truncated` / `.malformed` / `.tooLarge`); none traps.
+struct ByteReader {
+    let bytes: [UInt8]
+    private(set) var offset: Int
+    let end: Int
+
+    init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
+        self.bytes = bytes
+        self.offset = offset
+        self.end = end ?? bytes.count
+    }
+
+    var isAtEnd: Bool { offset >= end }
+    var remaining: Int { end - offset }
+
+    mutating func byte() throws -> UInt8 {
+        guard offset < end else { throw CRDTError(.truncated, "unexpected end of data") }
+        let b = bytes[offset]
+        offset += 1
+        return b
+    }
+
+    mutating func uleb() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try byte()
+            if shift == 63 && b > 1 { throw CRDTError(.malformed, "varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 {
+                if b == 0 && shift > 0 { throw CRDTError(.malformed, "non-minimal varint") }
+                return result
+            }
+            shift += 7
+            if shift > 63 { throw CRDTError(.malformed, "varint too long") }
+        }
+    }
+
+    mutating func sleb() throws -> Int64 { LEB128.zigzagDecode(try uleb()) }
+
+    /// An unsigned varint that must fit in `0...limit`.
+    mutating func count(max limit: Int) throws -> Int {
+        let v = try uleb()
+        guard v <= UInt64(limit) else { throw CRDTError(.tooLarge, "count \(v) exceeds limit \(limit)") }
+        return Int(v)
+    }
+
+    /// A signed varint as Int, for deltas.
+    mutating func delta() throws -> Int {
+        let v = try sleb()
+        return Int(v)
+    }
+
+    mutating func bytes(_ n: Int) throws -> ArraySlice<UInt8> {
+        guard n >= 0, n <= remaining else { throw CRDTError(.truncated, "need \(n) bytes, have \(remaining)") }
+        let s = bytes[offset..<offset + n]
+        offset += n
+        return s
+    }
+
+    /// A length-prefixed byte string no longer than the remaining input.
+    mutating func lengthPrefixed() throws -> ArraySlice<UInt8> {
+        let n = try count(max: remaining)
+        return try bytes(n)
+    }
+
+    mutating func string() throws -> String {
+        let s = try lengthPrefixed()
+        guard let str = String(validating: s, as: UTF8.self) else {
+            throw CRDTError(.malformed, "invalid UTF-8 in string")
+        }
+        return str
+    }
+
+    mutating func uint64LE() throws -> UInt64 {
+        let s = try bytes(8)
+        var v: UInt64 = 0
+        for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        return v
+    }
+}
+
+/// Appends encoded values to a growing byte array.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ b: UInt8) { bytes.append(b) }
+    mutating func uleb(_ v: UInt64) { LEB128.appendUnsigned(v, to: &bytes) }
+    mutating func uleb(_ v: Int) { LEB128.appendUnsigned(UInt64(v), to: &bytes) }
+    mutating func sleb(_ v: Int64) { LEB128.appendSigned(v, to: &bytes) }
+    mutating func sleb(_ v: Int) { LEB128.appendSigned(Int64(v), to: &bytes) }
+    mutating func raw<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
+    mutating func lengthPrefixed<C: Collection>(_ s: C) where C.Element == UInt8 {
+        uleb(s.count)
+        bytes.append(contentsOf: s)
+    }
+    mutating func string(_ s: String) { lengthPrefixed(Array(s.utf8)) }
+    mutating func uint64LE(_ v: UInt64) {
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+    }
+}

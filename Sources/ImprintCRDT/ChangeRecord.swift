@@ -1,0 +1,60 @@
+/// A change as the document holds it: header, ops with document-local actor indices,
+/// and (once sealed) its hash and canonical bytes.
+final class ChangeRecord {
+    let actor: Int32
+    let seq: Int
+    let startOp: Int
+    /// Counters consumed: the sum of the ops' widths.
+    var opCount: Int
+    let time: Int64
+    let message: String?
+    /// Indices of the dependencies in `Document.records`.
+    let deps: [Int]
+    var ops: [Op]
+    /// Set once the change is sealed; a sealed change never changes again.
+    var hash: ChangeHash?
+    var bytes: [UInt8]?
+
+    init(actor: Int32, seq: Int, startOp: Int, opCount: Int, time: Int64, message: String?, deps: [Int], ops: [Op]) {
+        self.actor = actor
+        self.seq = seq
+        self.startOp = startOp
+        self.opCount = opCount
+        self.time = time
+        self.message = message
+        self.deps = deps
+        self.ops = ops
+    }
+
+    var maxOp: Int { startOp + opCount - 1 }
+
+    /// Appends a local op, extending the previous op when it continues it (typing, backspacing).
+    func append(_ op: Op) {
+        opCount += op.width
+        if var last = ops.last, last.obj == op.obj {
+            switch (last.action, op.action) {
+            case (.insertText(let l, let r, var bytes, let n), .insertText(let l2, let r2, let b2, let n2))
+            where r == r2 && l2 == last.id.advanced(by: n - 1) && l2.actor == op.id.actor && last.id.counter + n == op.id.counter:
+                _ = l
+                bytes.append(contentsOf: b2)
+                last.action = .insertText(left: l, right: r, utf8: bytes, count: n + n2)
+                ops[ops.count - 1] = last
+                return
+            case (.remove(let t, let n), .remove(let t2, let n2))
+            where t.actor == t2.actor && last.id.counter + n == op.id.counter:
+                if t2.counter == t.counter + n {
+                    last.action = .remove(target: t, count: n + n2)
+                    ops[ops.count - 1] = last
+                    return
+                } else if t2.counter + n2 == t.counter {
+                    last.action = .remove(target: t2, count: n + n2)
+                    ops[ops.count - 1] = last
+                    return
+                }
+            default:
+                break
+            }
+        }
+        ops.append(op)
+    }
+}

@@ -1,0 +1,682 @@
+extension Document {
+    // MARK: Save
+
+    /// The whole document with its complete history, compressed (`docs/format.md`).
+    public func save() -> [UInt8] {
+        sealOpen()
+        savedRecordCount = records.count
+        return DocumentFormat.frame(encodePayload())
+    }
+
+    /// The changes made or received since the last `save()` / `saveIncremental()`, as one
+    /// chunk that `load` accepts appended after a full save.
+    public func saveIncremental() -> [UInt8] {
+        sealAll()
+        let new = records[savedRecordCount...].map { $0.bytes! }
+        savedRecordCount = records.count
+        return IncrementalFormat.encode(new)
+    }
+
+    /// Loads a document saved by ``save()``, optionally followed by incremental chunks.
+    /// Corrupt, truncated or hostile bytes throw ``CRDTError``.
+    public static func load(_ bytes: [UInt8], actor: ActorID = .random()) throws -> Document {
+        let (docBytes, chunks) = try IncrementalFormat.split(bytes)
+        let doc = Document(actor: actor)
+        if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d)) }
+        for c in chunks { try doc.apply(try IncrementalFormat.decode(c)) }
+        doc.savedRecordCount = doc.records.count
+        return doc
+    }
+
+    /// Merges a saved document (or change chunks) into this one.
+    ///
+    /// Into an empty document the saved state is adopted as it is (no re-integration);
+    /// otherwise every change this document lacks is applied.
+    public func merge(_ bytes: [UInt8]) throws {
+        let other = try Document.load(bytes)
+        try merge(other)
+    }
+
+    /// Merges another document's changes into this one.
+    public func merge(_ other: Document) throws {
+        if records.isEmpty && maxCounter == 0 && pending.isEmpty {
+            adoptState(of: other)
+            return
+        }
+        let mine = Set(recordByHashSealed())
+        try apply(other.allChanges().filter { !mine.contains($0.hash) })
+    }
+
+    private func recordByHashSealed() -> [ChangeHash] {
+        sealAll()
+        return Array(recordByHash.keys)
+    }
+
+    /// Every change in history, in an order where dependencies come first.
+    public func allChanges() -> [Change] {
+        materializeInserts()
+        sealAll()
+        return records.map { r in
+            Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
+        }
+    }
+
+    /// The changes not reachable from `heads` (everything the holder of `heads` lacks).
+    public func changes(since heads: [ChangeHash]) -> [Change] {
+        materializeInserts()
+        sealAll()
+        var known = Set<Int>()
+        var stack = heads.compactMap { recordByHash[$0] }
+        while let i = stack.popLast() {
+            if known.insert(i).inserted { stack.append(contentsOf: records[i].deps) }
+        }
+        return records.indices.filter { !known.contains($0) }.map { i in
+            let r = records[i]
+            return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
+        }
+    }
+
+    /// Takes over another document's state and history (this document must be empty).
+    private func adoptState(of other: Document) {
+        let me = actor
+        actors = other.actors
+        actorIndex = other.actorIndex
+        objects = other.objects
+        maxCounter = other.maxCounter
+        records = other.records
+        recordByHash = other.recordByHash
+        lastSeq = other.lastSeq
+        lastRecordOfActor = other.lastRecordOfActor
+        heads = other.heads
+        pending = other.pending
+        openRecord = nil
+        insertsMissing = other.insertsMissing
+        other.openRecord = nil
+        selfActor = intern(me)
+    }
+
+    // MARK: Payload encoding
+
+    func encodePayload() -> [UInt8] {
+        var w = ByteWriter()
+        // Actors.
+        w.uleb(actors.count)
+        for a in actors { w.lengthPrefixed(a.bytes) }
+        func ref(_ id: OpID, _ w: inout ByteWriter) {
+            if id.actor < 0 {
+                w.uleb(0)
+            } else {
+                w.uleb(Int(id.actor) + 1)
+                w.uleb(id.counter)
+            }
+        }
+        // Change headers, as columns.
+        w.uleb(records.count)
+        var cols = ColumnSet(count: 7)
+        var prevStart = 0
+        var prevTime: Int64 = 0
+        for (i, r) in records.enumerated() {
+            cols.columns[0].uleb(Int(r.actor))
+            cols.columns[1].uleb(r.seq)
+            cols.columns[2].sleb(r.startOp - prevStart)
+            cols.columns[3].uleb(r.opCount)
+            cols.columns[4].sleb(r.time &- prevTime)
+            if let m = r.message {
+                cols.columns[5].byte(1)
+                cols.columns[5].string(m)
+            } else {
+                cols.columns[5].byte(0)
+            }
+            cols.columns[6].uleb(r.deps.count)
+            for d in r.deps { cols.columns[6].uleb(i - d) }
+            prevStart = r.startOp
+            prevTime = r.time
+        }
+        cols.write(to: &w)
+        // Objects.
+        let objectIDs = objects.keys.filter { $0 != .root }.sorted { ($0.counter, $0.actor) < ($1.counter, $1.actor) }
+        w.uleb(objectIDs.count)
+        for o in objectIDs {
+            ref(o, &w)
+            w.byte(objects[o]!.type.rawValue)
+        }
+        // Map and element ops, and removes, from the records.
+        var mapOps: [Op] = []
+        var removes: [Op] = []
+        for r in records {
+            for op in r.ops {
+                switch op.action {
+                case .put, .delete, .increment: mapOps.append(op)
+                case .remove: removes.append(op)
+                default: break
+                }
+            }
+        }
+        mapOps.sort { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
+        w.uleb(mapOps.count)
+        for op in mapOps {
+            ref(op.id, &w)
+            ref(op.obj, &w)
+            func key(_ k: Key) {
+                switch k {
+                case .map(let s):
+                    w.byte(0)
+                    w.string(s)
+                case .element(let e):
+                    w.byte(1)
+                    ref(e, &w)
+                }
+            }
+            func pred(_ p: [OpID]) {
+                w.uleb(p.count)
+                for x in p { ref(x, &w) }
+            }
+            switch op.action {
+            case .put(let k, let v, let p):
+                w.byte(1); key(k); ValueCoding.encode(v, &w); pred(p)
+            case .delete(let k, let p):
+                w.byte(2); key(k); pred(p)
+            case .increment(let k, let by, let p):
+                w.byte(3); key(k); w.sleb(by); pred(p)
+            default: break
+            }
+        }
+        var rc = ColumnSet(count: 5)
+        w.uleb(removes.count)
+        var prevRemove = 0
+        var prevTarget = 0
+        for op in removes {
+            guard case .remove(let t, let n) = op.action else { continue }
+            rc.columns[0].uleb(Int(op.id.actor))
+            rc.columns[1].sleb(op.id.counter - prevRemove)
+            ref(op.obj, &rc.columns[2])
+            rc.columns[3].uleb(Int(t.actor))
+            rc.columns[3].sleb(t.counter - prevTarget)
+            rc.columns[4].uleb(n)
+            prevRemove = op.id.counter + n
+            prevTarget = t.counter + n
+        }
+        rc.write(to: &w)
+        // Sequences: spans in document order.
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]! else { continue }
+            encodeSpans(s, &w)
+        }
+        return w.bytes
+    }
+
+    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter) {
+        var spans: [Span] = []
+        spans.reserveCapacity(s.leaves.count * SpanLeaf.capacity)
+        s.forEachSpan { spans.append($0) }
+        // Merge neighbours that continue each other apart from content placement.
+        var merged: [Span] = []
+        merged.reserveCapacity(spans.count)
+        var content = ByteWriter()
+        for sp in spans {
+            if var last = merged.last, last.id.actor == sp.id.actor, last.id.counter + last.length == sp.id.counter,
+                last.deleted == sp.deleted, last.right == sp.right, sp.left == last.lastID
+            {
+                last.length += sp.length
+                last.contentBytes += sp.contentBytes
+                merged[merged.count - 1] = last
+            } else {
+                merged.append(sp)
+            }
+            if s.isText {
+                content.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
+            } else {
+                for k in 0..<sp.length { ValueCoding.encode(s.initialValues[sp.contentStart + k], &content) }
+            }
+        }
+        let counters = merged.map(\.id.counter)
+        let lengths = merged.map(\.length)
+        let actorsCol = merged.map(\.id.actor)
+        let inferredLeft = OriginInference.left(counters: counters, lengths: lengths, actors: actorsCol)
+        let inferredRight = OriginInference.right(counters: counters, actors: actorsCol)
+        var cols = ColumnSet(count: 7)
+        var prev = 0
+        var deletedRun = 0
+        var runDeleted = false
+        for (i, sp) in merged.enumerated() {
+            cols.columns[0].uleb(Int(sp.id.actor))
+            cols.columns[1].sleb(sp.id.counter - prev)
+            prev = sp.id.counter + sp.length
+            cols.columns[2].uleb(sp.length)
+            let lx = sp.left != inferredLeft[i]
+            let rx = sp.right != inferredRight[i]
+            cols.columns[3].byte((lx ? 1 : 0) | (rx ? 2 : 0))
+            func ref(_ id: OpID) {
+                if id.isNone {
+                    cols.columns[4].uleb(0)
+                } else {
+                    cols.columns[4].uleb(Int(id.actor) + 1)
+                    cols.columns[4].sleb(sp.id.counter - id.counter)
+                }
+            }
+            if lx { ref(sp.left) }
+            if rx { ref(sp.right) }
+            if sp.deleted != runDeleted {
+                cols.columns[5].uleb(deletedRun)
+                deletedRun = 0
+                runDeleted = sp.deleted
+            }
+            deletedRun += 1
+        }
+        cols.columns[5].uleb(deletedRun)
+        cols.columns[6] = content
+        w.uleb(merged.count)
+        cols.write(to: &w)
+    }
+
+    // MARK: Payload decoding
+
+    func decodePayload(_ payload: [UInt8]) throws {
+        var r = ByteReader(payload)
+        let actorCount = try r.count(max: min(r.remaining, 1 << 20))
+        var map: [Int32] = []
+        for _ in 0..<actorCount {
+            guard let a = ActorID(bytes: Array(try r.lengthPrefixed())) else { throw CRDTError(.malformed, "bad actor") }
+            map.append(intern(a))
+        }
+        func actorRef(_ raw: Int) throws -> Int32 {
+            guard raw < map.count else { throw CRDTError(.malformed, "actor index out of range") }
+            return map[raw]
+        }
+        func ref(_ r: inout ByteReader) throws -> OpID {
+            let a = try r.count(max: map.count)
+            if a == 0 { return .none }
+            return OpID(counter: try r.count(max: ChangeCoding.maxOpCount), actor: map[a - 1])
+        }
+        // Records.
+        let recordCount = try r.count(max: r.remaining)
+        var cols = try ColumnSet.read(&r, count: 7)
+        var prevStart = 0
+        var prevTime: Int64 = 0
+        var rangesByActor: [Int32: [(start: Int, record: Int)]] = [:]
+        for i in 0..<recordCount {
+            let actor = try actorRef(try cols[0].count(max: map.count))
+            let seq = try cols[1].count(max: Int(Int32.max))
+            let start = prevStart + (try cols[2].delta())
+            let opCount = try cols[3].count(max: ChangeCoding.maxOpCount)
+            let time = prevTime &+ (try cols[4].sleb())
+            var message: String?
+            switch try cols[5].byte() {
+            case 0: break
+            case 1: message = try cols[5].string()
+            default: throw CRDTError(.malformed, "bad message flag")
+            }
+            let depCount = try cols[6].count(max: i)
+            var deps: [Int] = []
+            for _ in 0..<depCount {
+                let back = try cols[6].count(max: i)
+                guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
+                deps.append(i - back)
+            }
+            guard seq == (lastSeq[actor] ?? 0) + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
+            if let p = lastRecordOfActor[actor], start <= records[p].maxOp { throw CRDTError(.malformed, "op counters overlap") }
+            let rec = ChangeRecord(actor: actor, seq: seq, startOp: start, opCount: opCount, time: time, message: message, deps: deps, ops: [])
+            _ = appendRecord(rec)
+            insertsMissing.insert(i)
+            rangesByActor[actor, default: []].append((start, i))
+            maxCounter = max(maxCounter, rec.maxOp)
+            prevStart = start
+            prevTime = time
+        }
+        func recordOf(_ id: OpID) throws -> Int {
+            guard let ranges = rangesByActor[id.actor] else { throw CRDTError(.malformed, "op of unknown change") }
+            var lo = 0
+            var hi = ranges.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) >> 1
+                if ranges[mid].start <= id.counter { lo = mid } else { hi = mid - 1 }
+            }
+            let rec = ranges[lo].record
+            guard id.counter >= records[rec].startOp, id.counter <= records[rec].maxOp else {
+                throw CRDTError(.malformed, "op outside every change")
+            }
+            return rec
+        }
+        // Objects.
+        let objectCount = try r.count(max: r.remaining / 2)
+        var objectIDs: [OpID] = []
+        for _ in 0..<objectCount {
+            let id = try ref(&r)
+            guard !id.isNone, objects[id] == nil else { throw CRDTError(.malformed, "bad object id") }
+            guard let t = ObjectType(rawValue: try r.byte()) else { throw CRDTError(.malformed, "bad object type") }
+            createObjectIfNeeded(id, .object(t))
+            objectIDs.append(id)
+        }
+        // Map ops (applied after sequences exist).
+        let mapOpCount = try r.count(max: r.remaining / 4)
+        var mapOps: [Op] = []
+        for _ in 0..<mapOpCount {
+            let id = try ref(&r)
+            var obj = try ref(&r)
+            guard !id.isNone else { throw CRDTError(.malformed, "op without id") }
+            if obj.isNone { obj = .root }
+            let tag = try r.byte()
+            let key: Key
+            switch try r.byte() {
+            case 0: key = .map(try r.string())
+            case 1:
+                let e = try ref(&r)
+                guard !e.isNone else { throw CRDTError(.malformed, "bad element key") }
+                key = .element(e)
+            default: throw CRDTError(.malformed, "bad key")
+            }
+            let action: Op.Action
+            switch tag {
+            case 1:
+                let v = try ValueCoding.decode(&r)
+                action = .put(key: key, value: v, pred: try predList(&r, ref))
+            case 2: action = .delete(key: key, pred: try predList(&r, ref))
+            case 3:
+                let by = try r.sleb()
+                action = .increment(key: key, by: by, pred: try predList(&r, ref))
+            default: throw CRDTError(.malformed, "bad map op tag")
+            }
+            mapOps.append(Op(id: id, obj: obj, action: action))
+        }
+        // Removes.
+        let removeCount = try r.count(max: r.remaining)
+        var rc = try ColumnSet.read(&r, count: 5)
+        var removes: [Op] = []
+        var prevRemove = 0
+        var prevTarget = 0
+        for _ in 0..<removeCount {
+            let actor = try actorRef(try rc[0].count(max: map.count))
+            let counter = prevRemove + (try rc[1].delta())
+            var obj = try ref(&rc[2])
+            if obj.isNone { obj = .root }
+            let tActor = try actorRef(try rc[3].count(max: map.count))
+            let tCounter = prevTarget + (try rc[3].delta())
+            let n = try rc[4].count(max: ChangeCoding.maxOpCount)
+            guard n >= 1, counter >= 1, tCounter >= 1 else { throw CRDTError(.malformed, "bad remove") }
+            removes.append(Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n)))
+            prevRemove = counter + n
+            prevTarget = tCounter + n
+        }
+        // Sequences.
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]! else { continue }
+            try decodeSpans(s, &r, actorRef)
+        }
+        guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
+        // Registers from map ops, in Lamport order; ops into their records.
+        for op in mapOps {
+            let rec = try recordOf(op.id)
+            switch op.action {
+            case .put(.element, _, _), .delete(.element, _), .increment(.element, _, _):
+                guard case .sequence(let s)? = objects[op.obj], !s.isText else { throw CRDTError(.malformed, "element op on non-list") }
+            case .put, .delete, .increment:
+                guard case .map? = objects[op.obj] else { throw CRDTError(.malformed, "map op on non-map") }
+            default: break
+            }
+            try applyRemote(op)
+            records[rec].ops.append(op)
+        }
+        for op in removes {
+            let rec = try recordOf(op.id)
+            guard case .sequence? = objects[op.obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
+            records[rec].ops.append(op)
+        }
+    }
+
+    private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {
+        let n = try r.count(max: r.remaining)
+        var p: [OpID] = []
+        for _ in 0..<n {
+            let x = try ref(&r)
+            guard !x.isNone else { throw CRDTError(.malformed, "empty pred") }
+            p.append(x)
+        }
+        return p
+    }
+
+    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32) throws {
+        let n = try r.count(max: r.remaining)
+        var cols = try ColumnSet.read(&r, count: 7)
+        var actorsCol = [Int32](repeating: 0, count: n)
+        var counters = [Int](repeating: 0, count: n)
+        var lengths = [Int](repeating: 0, count: n)
+        var flags = [UInt8](repeating: 0, count: n)
+        var prev = 0
+        for i in 0..<n {
+            actorsCol[i] = try actorRef(try cols[0].count(max: Int(Int32.max)))
+            counters[i] = prev + (try cols[1].delta())
+            lengths[i] = try cols[2].count(max: ChangeCoding.maxOpCount)
+            guard counters[i] >= 1, lengths[i] >= 1 else { throw CRDTError(.malformed, "bad span") }
+            prev = counters[i] + lengths[i]
+            flags[i] = try cols[3].byte()
+            guard flags[i] <= 3 else { throw CRDTError(.malformed, "bad origin flags") }
+        }
+        let inferredLeft = OriginInference.left(counters: counters, lengths: lengths, actors: actorsCol)
+        let inferredRight = OriginInference.right(counters: counters, actors: actorsCol)
+        var spans: [Span] = []
+        spans.reserveCapacity(n)
+        var runLeft = try cols[5].count(max: n)
+        var deleted = false
+        var contentOffset = 0
+        let content = cols[6]
+        // Text content: validate once, then find each span's byte length.
+        let contentStart = content.offset
+        let contentEnd = content.end
+        if s.isText {
+            guard String(validating: payloadSlice(content), as: UTF8.self) != nil else {
+                throw CRDTError(.malformed, "text content is not UTF-8")
+            }
+            s.utf8 = Array(payloadSlice(content))
+        }
+        let ascii = s.isText && !s.utf8.contains { $0 >= 0x80 }
+        var valueReader = content
+        for i in 0..<n {
+            func origin(_ c: inout ByteReader) throws -> OpID {
+                let a = try c.count(max: Int(Int32.max))
+                if a == 0 { return .none }
+                let back = try c.delta()
+                return OpID(counter: counters[i] - back, actor: try actorRef(a - 1))
+            }
+            let left = flags[i] & 1 != 0 ? try origin(&cols[4]) : inferredLeft[i]
+            let right = flags[i] & 2 != 0 ? try origin(&cols[4]) : inferredRight[i]
+            while runLeft == 0 {
+                runLeft = try cols[5].count(max: n)
+                deleted.toggle()
+            }
+            runLeft -= 1
+            var bytes = lengths[i]
+            if s.isText {
+                if !ascii {
+                    var b = contentOffset
+                    for _ in 0..<lengths[i] {
+                        guard b < s.utf8.count else { throw CRDTError(.malformed, "text content too short") }
+                        let c = s.utf8[b]
+                        b += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4
+                    }
+                    bytes = b - contentOffset
+                }
+                guard contentOffset + bytes <= s.utf8.count else { throw CRDTError(.malformed, "text content too short") }
+            } else {
+                for _ in 0..<lengths[i] {
+                    let v = try ValueCoding.decode(&valueReader)
+                    let id = OpID(counter: counters[i] + s.initialValues.count - contentOffset, actor: actorsCol[i])
+                    _ = id
+                    s.initialValues.append(v)
+                }
+            }
+            spans.append(Span(
+                id: OpID(counter: counters[i], actor: actorsCol[i]), length: lengths[i], left: left, right: right,
+                contentStart: contentOffset, contentBytes: bytes, deleted: deleted))
+            contentOffset += bytes
+        }
+        if s.isText {
+            guard contentOffset == contentEnd - contentStart else { throw CRDTError(.malformed, "text content length mismatch") }
+        } else {
+            guard valueReader.isAtEnd else { throw CRDTError(.malformed, "list values length mismatch") }
+            // Element registers start with their inserted value.
+            for sp in spans {
+                for k in 0..<sp.length {
+                    let v = s.initialValues[sp.contentStart + k]
+                    s.elements.append(Register(entries: [.init(id: sp.id.advanced(by: k), value: v)]))
+                    createObjectIfNeededForLoad(sp.id.advanced(by: k), v)
+                }
+            }
+        }
+        s.load(spans: spans)
+    }
+
+    private func payloadSlice(_ c: ByteReader) -> ArraySlice<UInt8> { c.bytes[c.offset..<c.end] }
+
+    private func createObjectIfNeededForLoad(_ id: OpID, _ v: NewValue) {
+        if objects[id] == nil { createObjectIfNeeded(id, v) }
+    }
+
+    // MARK: Insert ops from state
+
+    /// Rebuilds the insert ops of loaded changes from the sequences' spans, so the
+    /// changes can be hashed and sent. Runs once, on first need.
+    func materializeInserts() {
+        guard !insertsMissing.isEmpty else { return }
+        var ranges: [Int32: [(start: Int, record: Int)]] = [:]
+        for i in insertsMissing.sorted() { ranges[records[i].actor, default: []].append((records[i].startOp, i)) }
+        for k in ranges.keys { ranges[k]!.sort { $0.start < $1.start } }
+        func recordOf(_ actor: Int32, _ counter: Int) -> Int? {
+            guard let rs = ranges[actor], !rs.isEmpty else { return nil }
+            var lo = 0
+            var hi = rs.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) >> 1
+                if rs[mid].start <= counter { lo = mid } else { hi = mid - 1 }
+            }
+            let rec = rs[lo].record
+            return counter >= records[rec].startOp && counter <= records[rec].maxOp ? rec : nil
+        }
+        var extra: [Int: [Op]] = [:]
+        for (o, st) in objects {
+            guard case .sequence(let s) = st else { continue }
+            s.forEachSpan { sp in
+                var k = 0
+                while k < sp.length {
+                    let c = sp.id.counter + k
+                    guard let rec = recordOf(sp.id.actor, c) else { k += 1; continue }
+                    let n = min(sp.length - k, records[rec].maxOp - c + 1)
+                    let id = OpID(counter: c, actor: sp.id.actor)
+                    let left = k == 0 ? sp.left : id.advanced(by: -1)
+                    if s.isText {
+                        let b0 = s.byteOffset(in: sp, scalars: k)
+                        let b1 = s.byteOffset(in: sp, scalars: k + n)
+                        let bytes = Array(s.utf8[sp.contentStart + b0..<sp.contentStart + b1])
+                        extra[rec, default: []].append(Op(id: id, obj: o, action: .insertText(left: left, right: sp.right, utf8: bytes, count: n)))
+                    } else {
+                        for j in 0..<n {
+                            let eid = id.advanced(by: j)
+                            extra[rec, default: []].append(Op(
+                                id: eid, obj: o,
+                                action: .insertElement(left: j == 0 ? left : eid.advanced(by: -1), right: sp.right, value: s.initialValues[sp.contentStart + k + j])))
+                        }
+                    }
+                    k += n
+                }
+            }
+        }
+        for i in insertsMissing {
+            let r = records[i]
+            let all = (r.ops + (extra[i] ?? [])).sorted { $0.id.counter < $1.id.counter }
+            r.ops = []
+            let count = r.opCount
+            r.opCount = 0
+            for op in all { r.append(op) }
+            r.opCount = count
+        }
+        insertsMissing.removeAll()
+    }
+}
+
+extension SequenceState {
+    /// Byte offset of scalar `k` within a text span.
+    func byteOffset(in sp: Span, scalars k: Int) -> Int {
+        if sp.contentBytes == sp.length { return k }
+        var b = sp.contentStart
+        for _ in 0..<k {
+            let c = utf8[b]
+            b += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4
+        }
+        return b - sp.contentStart
+    }
+}
+
+/// Chunks of changes appended after a full save (`docs/format.md`, "Incremental chunk").
+///
+/// `IMPI` | version u8 | checksum 8 bytes (SHA-256 prefix of the rest) | uleb count |
+/// (uleb length, change bytes)*
+enum IncrementalFormat {
+    static let magic: [UInt8] = Array("IMPI".utf8)
+
+    static func encode(_ changes: [[UInt8]]) -> [UInt8] {
+        var body = ByteWriter()
+        body.uleb(changes.count)
+        for c in changes { body.lengthPrefixed(c) }
+        var w = ByteWriter()
+        w.raw(magic)
+        w.byte(1)
+        w.raw(SHA256Digest.of(body.bytes).prefix(8))
+        w.raw(body.bytes)
+        return w.bytes
+    }
+
+    /// Splits a file into an optional full document and the chunks after it.
+    static func split(_ bytes: [UInt8]) throws -> (document: [UInt8]?, chunks: [[UInt8]]) {
+        var docBytes: [UInt8]?
+        var offset = 0
+        if bytes.count >= 4 && Array(bytes[0..<4]) == DocumentFormat.magic {
+            // A document's extent: header, checksum, length, then the (compressed) body.
+            // It is followed by chunks only if the document was framed with its size; find
+            // the first chunk magic after a valid document by trying to unframe prefixes.
+            if let end = firstChunk(in: bytes, after: 14) {
+                docBytes = Array(bytes[0..<end])
+                offset = end
+            } else {
+                return (bytes, [])
+            }
+        }
+        var chunks: [[UInt8]] = []
+        while offset < bytes.count {
+            guard bytes.count - offset >= 13, Array(bytes[offset..<offset + 4]) == magic else {
+                if docBytes == nil && chunks.isEmpty { throw CRDTError(.notImprintData, "not Imprint data") }
+                throw CRDTError(.malformed, "unexpected bytes after document")
+            }
+            var r = ByteReader(bytes, offset: offset + 13)
+            let count = try r.count(max: r.remaining)
+            for _ in 0..<count { _ = try r.lengthPrefixed() }
+            chunks.append(Array(bytes[offset..<r.offset]))
+            offset = r.offset
+        }
+        return (docBytes, chunks)
+    }
+
+    /// Where the first incremental chunk starts, if the document is followed by any.
+    private static func firstChunk(in bytes: [UInt8], after start: Int) -> Int? {
+        var i = start
+        while i + 4 <= bytes.count {
+            if bytes[i] == 0x49 && bytes[i + 1] == 0x4D && bytes[i + 2] == 0x50 && bytes[i + 3] == 0x49 {
+                if (try? DocumentFormat.unframe(Array(bytes[0..<i]))) != nil { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static func decode(_ chunk: [UInt8]) throws -> [Change] {
+        guard chunk.count >= 13, Array(chunk[0..<4]) == magic else { throw CRDTError(.notImprintData, "not a change chunk") }
+        guard chunk[4] == 1 else { throw CRDTError(.unsupportedVersion, "chunk version \(chunk[4])") }
+        guard Array(SHA256Digest.of(Array(chunk[13...])).prefix(8)) == Array(chunk[5..<13]) else {
+            throw CRDTError(.checksumMismatch, "change chunk checksum does not match")
+        }
+        var r = ByteReader(chunk, offset: 13)
+        let n = try r.count(max: r.remaining)
+        var out: [Change] = []
+        for _ in 0..<n { out.append(try Change(bytes: Array(try r.lengthPrefixed()))) }
+        guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in change chunk") }
+        return out
+    }
+}

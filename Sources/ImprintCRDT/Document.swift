@@ -1,0 +1,146 @@
+import Foundation
+
+/// A collaborative document: a root map holding nested maps, lists, text and scalars,
+/// with its full change history.
+///
+/// Edit it inside ``change(message:_:)``; exchange ``Change``s (or use ``merge(_:)``,
+/// ``save()`` / ``load(_:)``, or the sync protocol) to converge with other replicas.
+/// A `Document` is not thread-safe: confine it to one task or actor.
+public final class Document {
+    /// The actor this replica writes as.
+    public private(set) var actor: ActorID
+
+    // Actor table: document-local indices to ids.
+    var actors: [ActorID] = []
+    var actorIndex: [ActorID: Int32] = [:]
+    var selfActor: Int32 = 0
+
+    var objects: [OpID: ObjectState] = [.root: .map(MapState())]
+    /// Largest op counter seen (Lamport clock).
+    var maxCounter = 0
+
+    // History.
+    var records: [ChangeRecord] = []
+    var recordByHash: [ChangeHash: Int] = [:]
+    var lastSeq: [Int32: Int] = [:]
+    var lastRecordOfActor: [Int32: Int] = [:]
+    var heads: Set<Int> = []
+    /// Changes whose dependencies have not all arrived yet.
+    var pending: [ChangeHash: Change] = [:]
+    /// A local, unsealed change that is the only head: the next local transaction may extend it.
+    var openRecord: Int?
+    /// Whether consecutive local changes may be coalesced into one (Loro does the same).
+    public var coalescesLocalChanges = true
+
+    var undoStack: [UndoEntry] = []
+    var redoStack: [UndoEntry] = []
+    var currentUndo: UndoEntry?
+    var recordingUndo = true
+    var replaying = false
+    /// Loaded changes whose insert ops still live only in the sequences' spans.
+    var insertsMissing: Set<Int> = []
+    /// How many records the last save covered (for incremental saves).
+    var savedRecordCount = 0
+
+    // Transaction in progress.
+    var txnMessage: String?
+    var txnTime: Int64?
+    var txnHasChange = false
+    var openRecordCandidate: Int?
+
+    /// Creates an empty document written by `actor` (a random one by default).
+    public init(actor: ActorID = .random()) {
+        self.actor = actor
+        selfActor = intern(actor)
+    }
+
+    /// Makes later local changes come from another actor.
+    public func setActor(_ a: ActorID) {
+        sealOpen()
+        actor = a
+        selfActor = intern(a)
+    }
+
+    @discardableResult
+    func intern(_ a: ActorID) -> Int32 {
+        if let i = actorIndex[a] { return i }
+        let i = Int32(actors.count)
+        actors.append(a)
+        actorIndex[a] = i
+        return i
+    }
+
+    @inline(__always)
+    func actorLess(_ a: Int32, _ b: Int32) -> Bool {
+        a != b && actors[Int(a)] < actors[Int(b)]
+    }
+
+    // MARK: Object ids
+
+    func internalID(_ o: ObjectID) throws -> OpID {
+        guard let a = o.actor else { return .root }
+        guard let i = actorIndex[a] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        return OpID(counter: o.counter, actor: i)
+    }
+
+    func publicID(_ o: OpID) -> ObjectID {
+        o.actor < 0 ? .root : ObjectID(counter: o.counter, actor: actors[Int(o.actor)])
+    }
+
+    func state(_ o: ObjectID) throws -> (OpID, ObjectState) {
+        let id = try internalID(o)
+        guard let s = objects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        return (id, s)
+    }
+
+    // MARK: Heads and sealing
+
+    /// The hashes of the changes nothing else depends on yet: this version's name.
+    public var currentHeads: [ChangeHash] {
+        sealOpen()
+        return heads.map { records[$0].hash! }.sorted()
+    }
+
+    /// Seals the open local change so it gets a hash and can no longer grow.
+    func sealOpen() {
+        if let i = openRecord {
+            seal(i)
+            openRecord = nil
+        }
+    }
+
+    func seal(_ i: Int) {
+        let r = records[i]
+        guard r.hash == nil else { return }
+        if insertsMissing.contains(i) { materializeInserts() }
+        let deps = r.deps.map { d -> ChangeHash in
+            if records[d].hash == nil { seal(d) }
+            return records[d].hash!
+        }
+        let bytes = ChangeCoding.encode(r, depHashes: deps) { actors[Int($0)] }
+        let h = ChangeHash(unchecked: SHA256Digest.of(bytes))
+        r.bytes = bytes
+        r.hash = h
+        recordByHash[h] = i
+    }
+
+    func sealAll() {
+        sealOpen()
+        for i in records.indices where records[i].hash == nil { seal(i) }
+    }
+
+    /// Adds a record to the history and makes it a head.
+    func appendRecord(_ r: ChangeRecord) -> Int {
+        let i = records.count
+        records.append(r)
+        for d in r.deps { heads.remove(d) }
+        heads.insert(i)
+        lastSeq[r.actor] = r.seq
+        lastRecordOfActor[r.actor] = i
+        if let h = r.hash { recordByHash[h] = i }
+        return i
+    }
+
+    /// Current time in milliseconds.
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,72 @@
+/// The full-document binary format (`docs/format.md`, "Document").
+///
+/// ```
+/// magic "IMPD" | version u8 = 1 | flags u8 (bit 0: zstd) | checksum 8 bytes
+/// | uleb payload length (uncompressed) | payload (zstd frame when flagged)
+/// ```
+/// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
+/// holds the actor table, change headers, objects, map ops, remove ops and, per
+/// sequence, its spans in document order as columns (see the spec).
+enum DocumentFormat {
+    static let magic: [UInt8] = Array("IMPD".utf8)
+    static let version: UInt8 = 1
+    /// Decoders refuse payloads larger than this (1 GiB).
+    static let maxPayload = 1 << 30
+
+    static func frame(_ payload: [UInt8], compress: Bool = true) -> [UInt8] {
+        let body = compress ? Zstd.compress(payload) : payload
+        var tail = ByteWriter()
+        tail.uleb(payload.count)
+        tail.raw(body)
+        var out = ByteWriter()
+        out.raw(magic)
+        out.byte(version)
+        out.byte(compress ? 1 : 0)
+        out.raw(SHA256Digest.of(tail.bytes).prefix(8))
+        out.raw(tail.bytes)
+        return out.bytes
+    }
+
+    /// Checks the header and checksum and returns the uncompressed payload.
+    static func unframe(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard bytes.count >= 4, Array(bytes[0..<4]) == magic else {
+            throw CRDTError(.notImprintData, "not an Imprint document")
+        }
+        guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
+        guard bytes[4] == version else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        let flags = bytes[5]
+        guard flags & ~1 == 0 else { throw CRDTError(.unsupportedVersion, "unknown document flags \(flags)") }
+        let sum = Array(bytes[6..<14])
+        guard Array(SHA256Digest.of(Array(bytes[14...])).prefix(8)) == sum else {
+            throw CRDTError(.checksumMismatch, "document checksum does not match")
+        }
+        var r = ByteReader(bytes, offset: 14)
+        let length = try r.count(max: maxPayload)
+        let body = bytes[r.offset...]
+        if flags & 1 == 1 {
+            return try Zstd.decompress(body, expected: length, limit: maxPayload)
+        }
+        guard body.count == length else { throw CRDTError(.malformed, "payload length mismatch") }
+        return Array(body)
+    }
+}
+
+/// A growable set of byte columns written one after another, each length-prefixed.
+struct ColumnSet {
+    var columns: [ByteWriter]
+
+    init(count: Int) { columns = Array(repeating: ByteWriter(), count: count) }
+
+    func write(to w: inout ByteWriter) {
+        for c in columns { w.lengthPrefixed(c.bytes) }
+    }
+
+    static func read(_ r: inout ByteReader, count: Int) throws -> [ByteReader] {
+        var out: [ByteReader] = []
+        for _ in 0..<count {
+            let s = try r.lengthPrefixed()
+            out.append(ByteReader(r.bytes, offset: s.startIndex, end: s.endIndex))
+        }
+        return out
+    }
+}

@@ -1,0 +1,98 @@
+/// What one local transaction did, kept so it can be inverted by ``Document/undo()``.
+struct UndoEntry {
+    var steps: [UndoStep] = []
+}
+
+enum UndoStep {
+    case mapSet(obj: OpID, key: String, previous: NewValue?, previousIncrements: Int64)
+    case counter(obj: OpID, key: Key, by: Int64)
+    case inserted(obj: OpID, first: OpID, count: Int)
+    case deleted(obj: OpID, target: OpID, count: Int)
+}
+
+extension Document {
+    func noteUndo(_ step: UndoStep) {
+        guard currentUndo != nil else { return }
+        currentUndo!.steps.append(step)
+    }
+
+    /// Whether ``undo()`` has something to undo.
+    public var canUndo: Bool { !undoStack.isEmpty }
+    /// Whether ``redo()`` has something to redo.
+    public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// Undoes this replica's most recent local transaction by making a new change that
+    /// inverts it (other replicas' edits are left alone). Returns false if there is nothing to undo.
+    ///
+    /// Inserted items are deleted; deleted text and list items are inserted again where
+    /// they were (as new items); map values are put back, counters decremented. A map
+    /// value that was a nested object comes back as a new empty object of the same type.
+    @discardableResult
+    public func undo() throws -> Bool {
+        guard let e = undoStack.popLast() else { return false }
+        try invert(e)
+        if let r = undoStack.popLast() { redoStack.append(r) }
+        return true
+    }
+
+    /// Redoes the most recently undone transaction.
+    @discardableResult
+    public func redo() throws -> Bool {
+        guard let e = redoStack.popLast() else { return false }
+        try invert(e)
+        return true
+    }
+
+    private func invert(_ e: UndoEntry) throws {
+        replaying = true
+        defer { replaying = false }
+        try change { tx in
+            for step in e.steps.reversed() {
+                switch step {
+                case .mapSet(let o, let key, let prev, let inc):
+                    let obj = publicID(o)
+                    guard objects[o] != nil else { continue }
+                    switch prev {
+                    case nil: try tx.delete(obj, key)
+                    case .scalar(.counter(let base)): try tx.put(obj, key, .scalar(.counter(base &+ inc)))
+                    case .some(let v): try tx.put(obj, key, v)
+                    }
+                case .counter(let o, let key, let by):
+                    let obj = publicID(o)
+                    switch key {
+                    case .map(let k): try? tx.increment(obj, k, by: -by)
+                    case .element(let el):
+                        guard case .sequence(let s) = objects[o], let loc = s.locate(el),
+                            !loc.leaf.spans[loc.span].deleted
+                        else { continue }
+                        try tx.increment(obj, at: s.visibleIndex(of: loc), by: -by)
+                    }
+                case .inserted(let o, let first, let count):
+                    guard case .sequence(let s) = objects[o] else { continue }
+                    for k in (0..<count).reversed() {
+                        guard let loc = s.locate(first.advanced(by: k)), !loc.leaf.spans[loc.span].deleted else { continue }
+                        try deleteLocal(o, s, s.visibleIndex(of: loc), 1)
+                    }
+                case .deleted(let o, let target, let count):
+                    guard case .sequence(let s) = objects[o], let loc = s.locate(target) else { continue }
+                    let at = s.visibleIndex(of: loc)
+                    if s.isText {
+                        var bytes: [UInt8] = []
+                        for k in 0..<count {
+                            guard let l = s.locate(target.advanced(by: k)) else { continue }
+                            bytes += s.scalarBytes(at: l)
+                        }
+                        try tx.splice(publicID(o), at: at, insert: String(decoding: bytes, as: UTF8.self))
+                    } else {
+                        for k in 0..<count {
+                            guard let l = s.locate(target.advanced(by: k)) else { continue }
+                            let sp = l.leaf.spans[l.span]
+                            let v = s.elements[sp.contentStart + l.offset].winner(actorLess)?.value ?? .scalar(.null)
+                            try tx.insert(publicID(o), at: at + k, v)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CZstd
+
+/// zstd compression with bounded, streaming decompression.
+enum Zstd {
+    static func compress(_ input: [UInt8], level: Int32 = 19) -> [UInt8] {
+        let bound = ZSTD_compressBound(input.count)
+        var out = [UInt8](repeating: 0, count: bound)
+        let n = input.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { dst in
+                ZSTD_compress(dst.baseAddress, bound, src.baseAddress, input.count, level)
+            }
+        }
+        precondition(ZSTD_isError(n) == 0, "zstd compression cannot fail with a sufficient buffer")
+        out.removeSubrange(n...)
+        return out
+    }
+
+    /// Decompresses one frame. Memory grows only with output actually produced and never
+    /// beyond `limit` bytes, so a hostile frame cannot make the decoder allocate unbounded memory.
+    static func decompress(_ input: ArraySlice<UInt8>, expected: Int, limit: Int) throws -> [UInt8] {
+        guard expected <= limit else { throw CRDTError(.tooLarge, "declared size \(expected) exceeds limit \(limit)") }
+        guard let ctx = ZSTD_createDCtx() else { throw CRDTError(.compression, "cannot create zstd context") }
+        defer { ZSTD_freeDCtx(ctx) }
+        var out: [UInt8] = []
+        out.reserveCapacity(min(expected, 1 << 24))
+        var chunk = [UInt8](repeating: 0, count: 1 << 17)
+        let src = Array(input)
+        var done = false
+        try src.withUnsafeBytes { s in
+            var inBuf = ZSTD_inBuffer(src: s.baseAddress, size: s.count, pos: 0)
+            while true {
+                var produced = 0
+                let r = chunk.withUnsafeMutableBytes { c -> Int in
+                    var outBuf = ZSTD_outBuffer(dst: c.baseAddress, size: c.count, pos: 0)
+                    let r = ZSTD_decompressStream(ctx, &outBuf, &inBuf)
+                    produced = outBuf.pos
+                    return r
+                }
+                if ZSTD_isError(r) != 0 {
+                    throw CRDTError(.compression, String(cString: ZSTD_getErrorName(r)))
+                }
+                if out.count + produced > expected { throw CRDTError(.malformed, "section larger than declared") }
+                out.append(contentsOf: chunk[0..<produced])
+                if r == 0 { done = true; break }
+                if inBuf.pos == inBuf.size && produced == 0 { break }
+            }
+        }
+        guard done else { throw CRDTError(.truncated, "zstd frame is incomplete") }
+        guard out.count == expected else { throw CRDTError(.malformed, "section smaller than declared") }
+        return out
+    }
+}
