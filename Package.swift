@@ -36,7 +36,7 @@ let package = Package(
 
         // MARK: Test and benchmark support
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "EditingTraces", dependencies: ["CZlib"]),
+        .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT"]),
 
         // MARK: Executables
         .executableTarget(

@@ -62,27 +62,30 @@ public struct EditingTrace: Sendable {
     }
 
     static func gunzip(_ input: [UInt8]) throws -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        guard inflateInit2_(stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw LoadError(description: "zlib init failed")
         }
-        defer { inflateEnd(&stream) }
+        defer { inflateEnd(stream) }
+        let inBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, input.count))
+        defer { inBuf.deallocate() }
+        inBuf.initialize(from: input, count: input.count)
+        let chunkSize = 1 << 16
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        stream.pointee.next_in = inBuf
+        stream.pointee.avail_in = uInt(input.count)
         var out = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var input = input
-        let status: Int32 = input.withUnsafeMutableBufferPointer { inBuf in
-            stream.next_in = inBuf.baseAddress
-            stream.avail_in = uInt(inBuf.count)
-            var s: Int32 = Z_OK
-            while s == Z_OK {
-                chunk.withUnsafeMutableBufferPointer { c in
-                    stream.next_out = c.baseAddress
-                    stream.avail_out = uInt(c.count)
-                    s = inflate(&stream, Z_NO_FLUSH)
-                    out.append(contentsOf: c[0..<(c.count - Int(stream.avail_out))])
-                }
-            }
-            return s
+        var status: Int32 = Z_OK
+        while status == Z_OK {
+            stream.pointee.next_out = chunk
+            stream.pointee.avail_out = uInt(chunkSize)
+            status = inflate(stream, Z_NO_FLUSH)
+            let produced = chunkSize - Int(stream.pointee.avail_out)
+            out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: produced))
+            if status == Z_BUF_ERROR && produced > 0 { status = Z_OK }
         }
         guard status == Z_STREAM_END else { throw LoadError(description: "gzip data is corrupt") }
         return out

@@ -200,6 +200,13 @@ enum ChangeCoding {
                 throw CRDTError(.malformed, "unknown op tag \(tag)")
             }
             let op = Op(id: OpID(counter: next, actor: 0), obj: o, action: action)
+            // Canonical form: an insert run that continues the previous one must be joined to it.
+            if case .insertText(let l2, let r2, _, _) = action, let last = ops.last, last.obj == o,
+                case .insertText(_, let r1, _, let n1) = last.action, r1 == r2, l2 == OpID(counter: next - 1, actor: 0),
+                last.id.counter + n1 == next
+            {
+                throw CRDTError(.malformed, "non-canonical change: split insert run")
+            }
             next += op.width
             guard next - startOp <= opCount else { throw CRDTError(.malformed, "ops exceed the declared op count") }
             ops.append(op)

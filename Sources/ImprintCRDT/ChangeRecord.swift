@@ -29,7 +29,9 @@ final class ChangeRecord {
     var maxOp: Int { startOp + opCount - 1 }
 
     /// Appends a local op, extending the previous op when it continues it (typing, backspacing).
-    func append(_ op: Op) {
+    /// `mergeRemoves: false` keeps remove ops as given (rebuilding a loaded change must
+    /// reproduce its ops exactly; only insert runs are re-joined).
+    func append(_ op: Op, mergeRemoves: Bool = true) {
         opCount += op.width
         if var last = ops.last, last.obj == op.obj {
             switch (last.action, op.action) {
@@ -41,7 +43,7 @@ final class ChangeRecord {
                 ops[ops.count - 1] = last
                 return
             case (.remove(let t, let n), .remove(let t2, let n2))
-            where t.actor == t2.actor && last.id.counter + n == op.id.counter:
+            where mergeRemoves && t.actor == t2.actor && last.id.counter + n == op.id.counter:
                 if t2.counter == t.counter + n {
                     last.action = .remove(target: t, count: n + n2)
                     ops[ops.count - 1] = last

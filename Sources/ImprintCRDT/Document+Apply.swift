@@ -5,6 +5,8 @@ extension Document {
     /// applied as soon as they arrive. A change that fails validation throws and leaves
     /// the document as it was before that change.
     public func apply(_ changes: [Change]) throws {
+        // Dependencies are found by hash: make sure every change here has one.
+        if recordByHash.count < records.count { sealAll() }
         var stack: [Change] = changes.reversed()
         var waiting: [ChangeHash: [Change]] = [:]
         for p in pending.values {
@@ -13,10 +15,8 @@ extension Document {
         while let c = stack.popLast() {
             if recordByHash[c.hash] != nil { continue }
             if let missing = c.deps.first(where: { recordByHash[$0] == nil }) {
-                if pending[c.hash] == nil {
-                    pending[c.hash] = c
-                    waiting[missing, default: []].append(c)
-                }
+                if pending[c.hash] == nil { pending[c.hash] = c }
+                waiting[missing, default: []].append(c)
                 continue
             }
             pending[c.hash] = nil

@@ -97,7 +97,8 @@ extension Document {
 
     // MARK: Payload encoding
 
-    func encodePayload() -> [UInt8] {
+    /// Encodes the payload; `statistics` (for tuning) sees every column's raw bytes by name.
+    func encodePayload(statistics: ((String, [UInt8]) -> Void)? = nil) -> [UInt8] {
         var w = ByteWriter()
         // Actors.
         w.uleb(actors.count)
@@ -197,15 +198,16 @@ extension Document {
             prevTarget = t.counter + n
         }
         rc.write(to: &w)
+        for c in rc.columns { statistics?("removes", c.bytes) }
         // Sequences: spans in document order.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            encodeSpans(s, &w)
+            encodeSpans(s, &w, statistics: statistics)
         }
         return w.bytes
     }
 
-    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter) {
+    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, statistics: ((String, [UInt8]) -> Void)?) {
         var spans: [Span] = []
         spans.reserveCapacity(s.leaves.count * SpanLeaf.capacity)
         s.forEachSpan { spans.append($0) }
@@ -265,6 +267,10 @@ extension Document {
         }
         cols.columns[5].uleb(deletedRun)
         cols.columns[6] = content
+        if let statistics {
+            let names = ["actor", "counter", "length", "originFlags", "origins", "deleted", "content"]
+            for (i, c) in cols.columns.enumerated() { statistics("spans." + names[i], c.bytes) }
+        }
         w.uleb(merged.count)
         cols.write(to: &w)
     }
@@ -585,7 +591,7 @@ extension Document {
             r.ops = []
             let count = r.opCount
             r.opCount = 0
-            for op in all { r.append(op) }
+            for op in all { r.append(op, mergeRemoves: false) }
             r.opCount = count
         }
         insertsMissing.removeAll()
@@ -629,15 +635,10 @@ enum IncrementalFormat {
         var docBytes: [UInt8]?
         var offset = 0
         if bytes.count >= 4 && Array(bytes[0..<4]) == DocumentFormat.magic {
-            // A document's extent: header, checksum, length, then the (compressed) body.
-            // It is followed by chunks only if the document was framed with its size; find
-            // the first chunk magic after a valid document by trying to unframe prefixes.
-            if let end = firstChunk(in: bytes, after: 14) {
-                docBytes = Array(bytes[0..<end])
-                offset = end
-            } else {
-                return (bytes, [])
-            }
+            let end = try DocumentFormat.extent(bytes)
+            guard end <= bytes.count else { throw CRDTError(.truncated, "document is incomplete") }
+            docBytes = Array(bytes[0..<end])
+            offset = end
         }
         var chunks: [[UInt8]] = []
         while offset < bytes.count {
@@ -654,18 +655,6 @@ enum IncrementalFormat {
         return (docBytes, chunks)
     }
 
-    /// Where the first incremental chunk starts, if the document is followed by any.
-    private static func firstChunk(in bytes: [UInt8], after start: Int) -> Int? {
-        var i = start
-        while i + 4 <= bytes.count {
-            if bytes[i] == 0x49 && bytes[i + 1] == 0x4D && bytes[i + 2] == 0x50 && bytes[i + 3] == 0x49 {
-                if (try? DocumentFormat.unframe(Array(bytes[0..<i]))) != nil { return i }
-            }
-            i += 1
-        }
-        return nil
-    }
-
     static func decode(_ chunk: [UInt8]) throws -> [Change] {
         guard chunk.count >= 13, Array(chunk[0..<4]) == magic else { throw CRDTError(.notImprintData, "not a change chunk") }
         guard chunk[4] == 1 else { throw CRDTError(.unsupportedVersion, "chunk version \(chunk[4])") }
@@ -678,5 +667,16 @@ enum IncrementalFormat {
         for _ in 0..<n { out.append(try Change(bytes: Array(try r.lengthPrefixed()))) }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in change chunk") }
         return out
+    }
+}
+
+extension Document {
+    /// This replica's most recent local change (sealing it, so later edits start a new one).
+    public var lastLocalChange: Change? {
+        guard let i = lastRecordOfActor[selfActor] else { return nil }
+        if openRecord == i { sealOpen() }
+        seal(i)
+        let r = records[i]
+        return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
     }
 }

@@ -37,10 +37,15 @@ public final class Document {
     var currentUndo: UndoEntry?
     var recordingUndo = true
     var replaying = false
+    /// Leaf size for new sequences (tests lower it).
+    var leafCapacity = SpanLeaf.capacity
     /// Loaded changes whose insert ops still live only in the sequences' spans.
     var insertsMissing: Set<Int> = []
     /// How many records the last save covered (for incremental saves).
     var savedRecordCount = 0
+    /// Undo re-inserts deleted items as new items; this maps old item ids to their
+    /// replacements so older undo entries still find them.
+    var undoReplacements: [OpID: OpID] = [:]
 
     // Transaction in progress.
     var txnMessage: String?
@@ -98,6 +103,7 @@ public final class Document {
     /// The hashes of the changes nothing else depends on yet: this version's name.
     public var currentHeads: [ChangeHash] {
         sealOpen()
+        for h in heads where records[h].hash == nil { seal(h) }
         return heads.map { records[$0].hash! }.sorted()
     }
 

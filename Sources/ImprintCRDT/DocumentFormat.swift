@@ -2,7 +2,7 @@
 ///
 /// ```
 /// magic "IMPD" | version u8 = 1 | flags u8 (bit 0: zstd) | checksum 8 bytes
-/// | uleb payload length (uncompressed) | payload (zstd frame when flagged)
+/// | uleb payload length (uncompressed) | uleb body length | body (zstd frame when flagged)
 /// ```
 /// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
 /// holds the actor table, change headers, objects, map ops, remove ops and, per
@@ -17,6 +17,7 @@ enum DocumentFormat {
         let body = compress ? Zstd.compress(payload) : payload
         var tail = ByteWriter()
         tail.uleb(payload.count)
+        tail.uleb(body.count)
         tail.raw(body)
         var out = ByteWriter()
         out.raw(magic)
@@ -27,13 +28,24 @@ enum DocumentFormat {
         return out.bytes
     }
 
-    /// Checks the header and checksum and returns the uncompressed payload.
-    static func unframe(_ bytes: [UInt8]) throws -> [UInt8] {
+    /// The byte length of the document frame at the start of `bytes` (what follows may be
+    /// incremental chunks).
+    static func extent(_ bytes: [UInt8]) throws -> Int {
         guard bytes.count >= 4, Array(bytes[0..<4]) == magic else {
             throw CRDTError(.notImprintData, "not an Imprint document")
         }
         guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
         guard bytes[4] == version else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        var r = ByteReader(bytes, offset: 14)
+        _ = try r.count(max: maxPayload)
+        let bodyLength = try r.count(max: r.remaining)
+        return r.offset + bodyLength
+    }
+
+    /// Checks the header and checksum and returns the uncompressed payload.
+    static func unframe(_ bytes: [UInt8]) throws -> [UInt8] {
+        let end = try extent(bytes)
+        guard end == bytes.count else { throw CRDTError(.malformed, "trailing bytes after document") }
         let flags = bytes[5]
         guard flags & ~1 == 0 else { throw CRDTError(.unsupportedVersion, "unknown document flags \(flags)") }
         let sum = Array(bytes[6..<14])
@@ -42,6 +54,7 @@ enum DocumentFormat {
         }
         var r = ByteReader(bytes, offset: 14)
         let length = try r.count(max: maxPayload)
+        _ = try r.count(max: r.remaining)
         let body = bytes[r.offset...]
         if flags & 1 == 1 {
             return try Zstd.decompress(body, expected: length, limit: maxPayload)

@@ -31,8 +31,12 @@ final class SequenceState {
     private var cacheLeaf = -1
     private var cacheStart = 0
 
-    init(isText: Bool) {
+    /// Spans per leaf before it splits (tests use tiny leaves to exercise splits).
+    let leafCapacity: Int
+
+    init(isText: Bool, leafCapacity: Int = SpanLeaf.capacity) {
         self.isText = isText
+        self.leafCapacity = leafCapacity
         leaves = [SpanLeaf(spans: [], index: 0)]
     }
 
@@ -122,6 +126,19 @@ final class SequenceState {
             remaining -= s.length
         }
         return Location(leaf: leaf, span: leaf.spans.count, offset: 0)
+    }
+
+    /// Where a local insert at visible position `pos` goes: immediately after the
+    /// (pos-1)-th visible item, before any tombstones that follow it (the start of the
+    /// sequence for `pos == 0`). Yjs and diamond-types place local inserts the same way,
+    /// so an insert next to a deletion never competes with inserts made at the
+    /// deletion's other side.
+    func localInsertionPoint(_ pos: Int) -> Location {
+        if pos == 0 { return Location(leaf: leaves[0], span: 0, offset: 0) }
+        let loc = insertionPoint(pos - 1)
+        let s = loc.leaf.spans[loc.span]
+        if loc.offset + 1 < s.length { return Location(leaf: loc.leaf, span: loc.span, offset: loc.offset + 1) }
+        return Location(leaf: loc.leaf, span: loc.span + 1, offset: 0)
     }
 
     /// The item just before `loc` in document order, or `OpID.none` at the start.
@@ -242,7 +259,7 @@ final class SequenceState {
         }
         leaf.spans.insert(span, at: si)
         index[span.id.actor, default: IDIndex()].insert(start: span.id.counter, leaf: leaf)
-        if leaf.spans.count > SpanLeaf.capacity { splitLeaf(leaf) }
+        if leaf.spans.count > leafCapacity { splitLeaf(leaf) }
     }
 
     private func splitLeaf(_ leaf: SpanLeaf) {
@@ -264,7 +281,7 @@ final class SequenceState {
 
     /// Inserts at a visible position as a local op. Returns the origins the op records.
     func insertLocal(at pos: Int, id: OpID, utf8 bytes: [UInt8], count: Int) -> (left: OpID, right: OpID) {
-        var loc = insertionPoint(pos)
+        var loc = localInsertionPoint(pos)
         let leftID = item(before: loc)
         let rightID = item(at: loc)
         let si = split(loc.leaf, loc.span, at: loc.offset)
@@ -279,7 +296,7 @@ final class SequenceState {
 
     /// Inserts one list element as a local op.
     func insertElementLocal(at pos: Int, id: OpID, register: Register) -> (left: OpID, right: OpID) {
-        var loc = insertionPoint(pos)
+        var loc = localInsertionPoint(pos)
         let leftID = item(before: loc)
         let rightID = item(at: loc)
         loc.span = split(loc.leaf, loc.span, at: loc.offset)
@@ -482,7 +499,7 @@ final class SequenceState {
         totalCount = 0
         cacheLeaf = -1
         var i = 0
-        let fill = SpanLeaf.capacity * 3 / 4
+        let fill = max(1, leafCapacity * 3 / 4)
         repeat {
             let chunk = Array(spans[i..<min(i + fill, spans.count)])
             let leaf = SpanLeaf(spans: chunk, index: leaves.count)
@@ -507,5 +524,33 @@ extension SequenceState {
             k += 1
         }
         return Array(utf8[b..<b + width(utf8[b])])
+    }
+}
+
+extension SequenceState {
+    /// Verifies the structure's internal invariants (counts, leaf indices, id index);
+    /// returns a description of the first violation. Used by tests.
+    func invariantViolation() -> String? {
+        var v = 0
+        var t = 0
+        for (i, leaf) in leaves.enumerated() {
+            if leaf.index != i { return "leaf \(i) has index \(leaf.index)" }
+            var lv = 0
+            var lt = 0
+            for s in leaf.spans {
+                lv += s.visibleLength
+                lt += s.length
+                if s.length <= 0 { return "empty span" }
+                for k in [0, s.length - 1] {
+                    guard let loc = locate(s.id.advanced(by: k)) else { return "span \(s.id) not locatable" }
+                    if loc.leaf !== leaf { return "span \(s.id) located in wrong leaf" }
+                }
+            }
+            if lv != leaf.visible || lt != leaf.total { return "leaf \(i) counts \(leaf.visible)/\(leaf.total) actual \(lv)/\(lt)" }
+            v += lv
+            t += lt
+        }
+        if v != visibleCount { return "visibleCount \(visibleCount) actual \(v)" }
+        return nil
     }
 }

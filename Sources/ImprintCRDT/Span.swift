@@ -33,6 +33,7 @@ struct Span {
 
 /// A leaf of the sequence tree: up to `capacity` spans with cached counts.
 final class SpanLeaf {
+    /// Spans per leaf before it splits.
     static let capacity = 64
 
     var spans: [Span]

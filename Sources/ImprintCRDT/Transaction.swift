@@ -191,11 +191,11 @@ extension Document {
     }
 
     func createObjectIfNeeded(_ id: OpID, _ v: NewValue) {
-        guard case .object(let t) = v else { return }
+        guard case .object(let t) = v, objects[id] == nil else { return }
         switch t {
         case .map: objects[id] = .map(MapState())
-        case .list: objects[id] = .sequence(SequenceState(isText: false))
-        case .text: objects[id] = .sequence(SequenceState(isText: true))
+        case .list: objects[id] = .sequence(SequenceState(isText: false, leafCapacity: leafCapacity))
+        case .text: objects[id] = .sequence(SequenceState(isText: true, leafCapacity: leafCapacity))
         }
     }
 

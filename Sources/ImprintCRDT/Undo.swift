@@ -70,7 +70,14 @@ extension Document {
                 case .inserted(let o, let first, let count):
                     guard case .sequence(let s) = objects[o] else { continue }
                     for k in (0..<count).reversed() {
-                        guard let loc = s.locate(first.advanced(by: k)), !loc.leaf.spans[loc.span].deleted else { continue }
+                        // Follow undo re-insertions to the item that stands for this one now.
+                        var id = first.advanced(by: k)
+                        var hops = 0
+                        while s.isVisible(id) == false, let next = undoReplacements[id], hops < 1000 {
+                            id = next
+                            hops += 1
+                        }
+                        guard let loc = s.locate(id), !loc.leaf.spans[loc.span].deleted else { continue }
                         try deleteLocal(o, s, s.visibleIndex(of: loc), 1)
                     }
                 case .deleted(let o, let target, let count):
@@ -78,17 +85,25 @@ extension Document {
                     let at = s.visibleIndex(of: loc)
                     if s.isText {
                         var bytes: [UInt8] = []
+                        var restored: [OpID] = []
                         for k in 0..<count {
                             guard let l = s.locate(target.advanced(by: k)) else { continue }
                             bytes += s.scalarBytes(at: l)
+                            restored.append(target.advanced(by: k))
                         }
+                        let first = OpID(counter: maxCounter + 1, actor: selfActor)
                         try tx.splice(publicID(o), at: at, insert: String(decoding: bytes, as: UTF8.self))
+                        for (k, old) in restored.enumerated() { undoReplacements[old] = first.advanced(by: k) }
                     } else {
+                        var offset = 0
                         for k in 0..<count {
                             guard let l = s.locate(target.advanced(by: k)) else { continue }
                             let sp = l.leaf.spans[l.span]
-                            let v = s.elements[sp.contentStart + l.offset].winner(actorLess)?.value ?? .scalar(.null)
-                            try tx.insert(publicID(o), at: at + k, v)
+                            let v = s.initialValues[sp.contentStart + l.offset]
+                            let new = OpID(counter: maxCounter + 1, actor: selfActor)
+                            try tx.insert(publicID(o), at: at + offset, v)
+                            undoReplacements[target.advanced(by: k)] = new
+                            offset += 1
                         }
                     }
                 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Crypto
 import EditingTraces
 import Foundation
-import ImprintCRDT
+@_spi(Benchmarks) import ImprintCRDT
 
 /// `imprint-bench trace`: replays an editing trace and reports medians (contract in
 /// `shared/contracts/cli.md`).
@@ -28,17 +28,20 @@ struct TraceBenchmark: ParsableCommand {
             finalText = text
             let saved = doc.save()
             saveBytes = saved.count
-            let (t2, _) = try Clock.measure { () -> String in
+            let (t2, merged) = try Clock.measure { () -> String in
                 let fresh = Document(actor: ActorID.named("merge-target"))
                 try fresh.merge(saved)
                 return try TraceReplay.text(of: fresh)
             }
             merge.append(t2)
-            let (t3, _) = try Clock.measure { () -> String in
+            let (t3, loaded) = try Clock.measure { () -> String in
                 let loaded = try Document.load(saved)
                 return try TraceReplay.text(of: loaded)
             }
             load.append(t3)
+            guard merged == text, loaded == text else {
+                throw ValidationError("merged or loaded text differs from the replayed text")
+            }
         }
         let sha = SHA256.hash(data: Array(finalText.utf8)).map { String(format: "%02x", $0) }.joined()
         let result: [(String, String)] = [
@@ -58,5 +61,21 @@ struct TraceBenchmark: ParsableCommand {
             for (k, v) in result { print("\(k.padding(toLength: 20, withPad: " ", startingAt: 0)) \(v)") }
         }
         if finalText != trace.endContent { throw ExitCode(1) }
+    }
+}
+
+/// `imprint-bench format-stats`: where a saved trace document's bytes and load time go.
+struct FormatStatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "format-stats", abstract: "Saved-format breakdown for a trace.")
+    @Argument var path: String
+
+    func run() throws {
+        let trace = try EditingTrace.load(path: path)
+        let doc = try TraceReplay.replay(trace)
+        let bytes = doc.save()
+        let s = try FormatStatistics.measure(bytes)
+        print("compressed \(s.compressedBytes) payload \(s.payloadBytes) spans \(s.spanCount)")
+        print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
+        for (k, v) in s.sectionBytes.sorted(by: { $0.key < $1.key }) { print("  \(k): \(v)") }
     }
 }

@@ -1,0 +1,76 @@
+import ImprintCRDT
+
+/// Replays editing traces into documents the way the benchmark contract defines.
+public enum TraceReplay {
+    /// A sequential trace as local edits (one transaction per trace transaction), or a
+    /// concurrent trace as forks at each transaction's parents, merged.
+    public static func replay(_ trace: EditingTrace) throws -> Document {
+        trace.isConcurrent ? try replayConcurrent(trace) : try replaySequential(trace)
+    }
+
+    static func replaySequential(_ trace: EditingTrace) throws -> Document {
+        let doc = Document(actor: ActorID.named("trace-author-0"))
+        let text = try doc.change { tx in try tx.put(.root, "text", .text)! }
+        for txn in trace.transactions {
+            try doc.change { tx in
+                for p in txn.patches {
+                    try tx.splice(text, at: p.position, delete: p.deleteCount, insert: p.insert)
+                }
+            }
+        }
+        return doc
+    }
+
+    /// Each agent edits its own replica. Before a transaction, the agent's replica receives
+    /// exactly the transactions in its parents' history that it lacks; every transaction is
+    /// one change. The result merges every change into a fresh document.
+    static func replayConcurrent(_ trace: EditingTrace) throws -> Document {
+        let root = Document(actor: ActorID.named("trace-root"))
+        let text = try root.change { tx in try tx.put(.root, "text", .text)! }
+        let base = root.allChanges()
+        var replicas: [Int: Document] = [:]
+        var applied: [Int: Set<Int>] = [:]
+        var changeOf: [Change?] = Array(repeating: nil, count: trace.transactions.count)
+        for (t, txn) in trace.transactions.enumerated() {
+            let agent = txn.agent
+            if replicas[agent] == nil {
+                let d = Document(actor: ActorID.named("trace-agent-\(agent)"))
+                d.coalescesLocalChanges = false
+                try d.apply(base)
+                replicas[agent] = d
+                applied[agent] = []
+            }
+            let doc = replicas[agent]!
+            // Transactions in the parents' history this replica has not seen, oldest first.
+            var missing: [Int] = []
+            var seen = applied[agent]!
+            var stack = txn.parents
+            var order: [Int] = []
+            while let p = stack.popLast() {
+                if seen.contains(p) { continue }
+                seen.insert(p)
+                order.append(p)
+                stack.append(contentsOf: trace.transactions[p].parents)
+            }
+            missing = order.sorted()
+            try doc.apply(missing.map { changeOf[$0]! })
+            applied[agent] = seen
+            try doc.change { tx in
+                for p in txn.patches {
+                    try tx.splice(text, at: p.position, delete: p.deleteCount, insert: p.insert)
+                }
+            }
+            changeOf[t] = doc.lastLocalChange
+            applied[agent]!.insert(t)
+        }
+        let result = Document(actor: ActorID.named("trace-merge"))
+        try result.apply(base + changeOf.compactMap { $0 })
+        return result
+    }
+
+    /// The `text` object's content.
+    public static func text(of doc: Document) throws -> String {
+        guard case .object(let id, .text)? = try doc.get(.root, "text") else { return "" }
+        return try doc.text(id)
+    }
+}
