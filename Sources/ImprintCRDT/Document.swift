@@ -41,6 +41,8 @@ public final class Document {
     var insertsMissing: Set<Int> = []
     /// How many records the last save covered (for incremental saves).
     var savedRecordCount = 0
+    /// Recent read-only forks, for reads at past heads (`Document+History.swift`).
+    var historyViews = HistoryViewCache()
 
     // Transaction in progress.
     var txnMessage: String?
@@ -98,6 +100,8 @@ public final class Document {
     /// The hashes of the changes nothing else depends on yet: this version's name.
     public var currentHeads: [ChangeHash] {
         sealOpen()
+        // A local change concurrent with a remote one stops being open without being sealed.
+        for h in heads where records[h].hash == nil { seal(h) }
         return heads.map { records[$0].hash! }.sorted()
     }
 
