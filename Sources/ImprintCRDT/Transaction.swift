@@ -191,7 +191,8 @@ extension Document {
     }
 
     func createObjectIfNeeded(_ id: OpID, _ v: NewValue) {
-        guard case .object(let t) = v else { return }
+        // An object already there was filled by a load; op ids never repeat otherwise.
+        guard case .object(let t) = v, objects[id] == nil else { return }
         switch t {
         case .map: objects[id] = .map(MapState())
         case .list: objects[id] = .sequence(SequenceState(isText: false))

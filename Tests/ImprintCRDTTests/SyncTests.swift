@@ -142,6 +142,21 @@ import Testing
         #expect(stuck >= 2)
     }
 
+    @Test func loadedDocumentsSyncAndFork() throws {
+        var rng = SeededRNG(seed: 12)
+        let (docs, t) = try replicas(["a", "b"])
+        try typeChanges(docs[0], t, count: 30, rng: &rng)
+        let middle = docs[0].currentHeads
+        try typeChanges(docs[0], t, count: 30, rng: &rng)
+        let loaded = try Document.load(docs[0].save())
+        var sa = SyncState(), sb = SyncState()
+        _ = try syncRounds(loaded, &sa, docs[1], &sb)
+        #expect(docs[1].currentHeads == docs[0].currentHeads)
+        #expect(try docs[1].text(t) == docs[0].text(t))
+        let reloaded = try Document.load(docs[0].save())
+        #expect(try reloaded.text(t, at: middle) == docs[0].text(t, at: middle))
+    }
+
     @Test func waitingChangesAreRequestedThroughNeed() throws {
         var rng = SeededRNG(seed: 11)
         let (docs, t) = try replicas(["a", "b"])
