@@ -21,7 +21,9 @@ extension Document {
         }
 
         var toSend: [Change] = []
-        if let have = state.theirHave, let need = state.theirNeed { toSend = changesToSend(have: have, need: need) }
+        if let have = state.theirHave, let need = state.theirNeed {
+            toSend = changesToSend(have: have, need: need, shared: state.sharedHeads)
+        }
 
         let headsUnchanged = state.lastSentHeads == ourHeads
         let headsEqual = state.theirHeads == ourHeads
@@ -29,6 +31,8 @@ extension Document {
             if headsEqual && toSend.isEmpty { return nil }
             if state.inFlight { return nil }
         }
+        // Nothing goes twice in one session: a request for a change already sent is for one
+        // still in flight (a lost message ends the session; see docs/sync-protocol.md).
         toSend.removeAll { state.sentHashes.contains($0.hash) }
         state.lastSentHeads = ourHeads
         state.haveResponded = true
@@ -89,30 +93,37 @@ extension Document {
         return .init(lastSync: lastSync, bloom: BloomFilter(hashes))
     }
 
-    /// The changes the peer lacks, judged from its summaries and explicit requests: every
-    /// change since its last-sync heads that no filter claims, everything that depends on
-    /// one of those, and everything it asked for. In history order. O(history).
-    private func changesToSend(have: [SyncMessage.Have], need: [ChangeHash]) -> [Change] {
-        if have.isEmpty { return need.compactMap { recordByHash[$0] }.sorted().map(portableChange) }
-        let lastSync = have.flatMap(\.lastSync).compactMap { recordByHash[$0] }
-        let mask = ancestryMask(lastSync)
+    /// The changes the peer lacks, judged from its summaries and explicit requests, in
+    /// history order. O(history).
+    ///
+    /// Sent: every change since the filters' last-sync heads that no filter claims, and
+    /// every change depending on one of those (the peer could not apply it otherwise, so a
+    /// claim on it was a false positive). For each change the peer asks for, that change
+    /// and its ancestors not known to be shared: a request proves a filter lied, and the
+    /// same filter may have lied about the ancestors, so one request round settles all.
+    private func changesToSend(have: [SyncMessage.Have], need: [ChangeHash], shared: [ChangeHash]) -> [Change] {
         var send = [Bool](repeating: false, count: records.count)
         var any = false
-        for i in records.indices where !mask[i] {
-            let h = records[i].hash!
-            if send[i] || !have.contains(where: { $0.bloom.contains(h) }) {
-                send[i] = true
-                any = true
-                continue
-            }
-            // A dependent of a change we send must go too: the filter claimed it only by chance,
-            // or the peer could not apply it anyway.
-            if records[i].deps.contains(where: { send[$0] }) {
-                send[i] = true
-                any = true
+        if !have.isEmpty {
+            let mask = ancestryMask(have.flatMap(\.lastSync).compactMap { recordByHash[$0] })
+            for i in records.indices where !mask[i] {
+                let h = records[i].hash!
+                if !have.contains(where: { $0.bloom.contains(h) }) || records[i].deps.contains(where: { send[$0] }) {
+                    send[i] = true
+                    any = true
+                }
             }
         }
-        for h in need { if let i = recordByHash[h] { send[i] = true; any = true } }
+        let asked = need.compactMap { recordByHash[$0] }
+        if !asked.isEmpty {
+            let known = ancestryMask(shared.compactMap { recordByHash[$0] } + have.flatMap(\.lastSync).compactMap { recordByHash[$0] })
+            let wanted = ancestryMask(asked)
+            for i in records.indices where wanted[i] && !known[i] {
+                send[i] = true
+                any = true
+            }
+            for i in asked { send[i] = true }
+        }
         guard any else { return [] }
         return records.indices.filter { send[$0] }.map(portableChange)
     }
