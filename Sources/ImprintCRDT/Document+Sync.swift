@@ -123,6 +123,7 @@ extension Document {
                 any = true
             }
             for i in asked { send[i] = true }
+            any = true
         }
         guard any else { return [] }
         return records.indices.filter { send[$0] }.map(portableChange)
