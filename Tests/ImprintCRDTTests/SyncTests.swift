@@ -213,6 +213,23 @@ import Testing
             }
         }
         #expect(rejected > 300, "only \(rejected) of 600 mutations rejected, seed \(seed)")
+        // Persisted states and cursors from untrusted storage: typed errors only.
+        let goodState = s0.encode()
+        let goodCursor = try docs[0].cursor(t, at: 2).bytes
+        for iteration in 0..<400 {
+            var b = iteration % 2 == 0 ? goodState : goodCursor
+            if Bool.random(using: &rng) {
+                b = Array(b.prefix(Int.random(in: 0...b.count, using: &rng)))
+            } else if !b.isEmpty {
+                b[Int.random(in: 0..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            }
+            do {
+                if iteration % 2 == 0 { _ = try SyncState(decoding: b) } else { _ = try Cursor(bytes: b) }
+            } catch is CRDTError {
+            } catch {
+                Issue.record("untyped error \(error) at iteration \(iteration), seed \(seed)")
+            }
+        }
         // Declared sizes beyond the input are refused before allocating.
         #expect(throws: CRDTError.self) { try SyncMessage(decoding: [0x42, 0xFF, 0xFF, 0xFF, 0x7F]) }
         #expect(throws: CRDTError.self) { try SyncMessage(decoding: [0x42, 0, 0, 1, 0, 5, 0x80, 0x80, 0x80, 0x08, 10, 7]) }
