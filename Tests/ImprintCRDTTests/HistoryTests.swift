@@ -100,6 +100,35 @@ import Testing
         #expect(try a.diff(from: b.currentHeads, to: a.currentHeads) == [.put(obj: .root, key: .key("k"), value: .scalar(.int(4)))])
     }
 
+    @Test func listElementConflictsAndNestedObjects() throws {
+        let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
+        let l = try a.change { tx -> ObjectID in
+            let l = try tx.put(.root, "l", .list)!
+            try tx.insert(l, at: 0, "x")
+            try tx.insert(l, at: 1, "y")
+            return l
+        }
+        try b.apply(a.allChanges())
+        let base = a.currentHeads
+        try a.change { try $0.put(l, at: 1, "from a") }
+        let m = try b.change { tx -> ObjectID in
+            try tx.put(l, at: 1, "from b")
+            let m = try tx.insert(l, at: 0, .map)!
+            try tx.put(m, "k", 1)
+            return m
+        }
+        try a.apply(b.allChanges())
+        let winner = try a.get(l, at: 2)!
+        let loser: Value = winner == .scalar(.string("from a")) ? .scalar(.string("from b")) : .scalar(.string("from a"))
+        let patches = try a.diff(from: base, to: a.currentHeads)
+        #expect(patches == [
+            .insert(obj: l, index: 0, values: [.object(m, .map)]),
+            .put(obj: m, key: .key("k"), value: .scalar(.int(1))),
+            .put(obj: l, key: .index(2), value: winner),
+            .conflict(obj: l, key: .index(2), values: [loser, winner]),
+        ])
+    }
+
     // MARK: Random histories
 
     static func reachable(_ d: Document) throws -> [(ObjectID, ObjectType)] {

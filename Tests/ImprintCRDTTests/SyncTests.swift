@@ -157,6 +157,60 @@ import Testing
         #expect(try reloaded.text(t, at: middle) == docs[0].text(t, at: middle))
     }
 
+    @Test func peerThatLostDataIsResetAndRefilled() throws {
+        var rng = SeededRNG(seed: 21)
+        let (docs, t) = try replicas(["a", "b"])
+        let (a, b) = (docs[0], docs[1])
+        try typeChanges(a, t, count: 40, rng: &rng)
+        var sa = SyncState(), sb = SyncState()
+        _ = try syncRounds(a, &sa, b, &sb)
+        // b comes back from an old backup (only the base change) but a remembers more.
+        let restored = Document(actor: .named("b"))
+        try restored.apply([a.allChanges()[0]])
+        sa = try SyncState(decoding: sa.encode())
+        var sr = SyncState()
+        // a summarises from heads the restored peer does not know: it must ask for a reset.
+        let first = try SyncMessage(decoding: a.generateSyncMessage(&sa)!)
+        #expect(first.have.first?.lastSync == a.currentHeads)
+        try restored.receiveSyncMessage(&sr, first.encode())
+        let reset = try SyncMessage(decoding: restored.generateSyncMessage(&sr)!)
+        #expect(reset.have == [.init(lastSync: [], bloom: BloomFilter(capacity: 0))])
+        try a.receiveSyncMessage(&sa, reset.encode())
+        let rounds = try syncRounds(a, &sa, restored, &sr)
+        #expect(restored.currentHeads == a.currentHeads)
+        #expect(try restored.text(t) == a.text(t))
+        #expect(rounds <= 4, "took \(rounds) rounds")
+    }
+
+    @Test func meshWithEditsDuringSyncConverges() throws {
+        for seed: UInt64 in [31, 32, 33] {
+            var rng = SeededRNG(seed: seed)
+            let (docs, t) = try replicas(["p0", "p1", "p2"])
+            let links = [(0, 1), (1, 2), (0, 2)]
+            var states = [SyncState](repeating: SyncState(), count: 6)  // per link: forward, backward
+            var round = 0
+            while round < 200 {
+                if round < 25 {
+                    // Everyone keeps typing while messages fly.
+                    for d in docs where Bool.random(using: &rng) { try typeChanges(d, t, count: Int.random(in: 1...5, using: &rng), rng: &rng) }
+                }
+                var sent = false
+                for (k, (x, y)) in links.enumerated() {
+                    let mx = docs[x].generateSyncMessage(&states[2 * k])
+                    let my = docs[y].generateSyncMessage(&states[2 * k + 1])
+                    if let mx { sent = true; try docs[y].receiveSyncMessage(&states[2 * k + 1], mx) }
+                    if let my { sent = true; try docs[x].receiveSyncMessage(&states[2 * k], my) }
+                }
+                round += 1
+                if round > 25 && !sent { break }
+            }
+            #expect(round <= 25 + 6, "still talking \(round - 25) rounds after the last edit, seed \(seed)")
+            #expect(docs[0].currentHeads == docs[1].currentHeads, "seed \(seed)")
+            #expect(docs[1].currentHeads == docs[2].currentHeads, "seed \(seed)")
+            #expect(try docs[0].text(t) == docs[2].text(t), "seed \(seed)")
+        }
+    }
+
     @Test func waitingChangesAreRequestedThroughNeed() throws {
         var rng = SeededRNG(seed: 11)
         let (docs, t) = try replicas(["a", "b"])
