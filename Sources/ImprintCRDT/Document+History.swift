@@ -14,12 +14,20 @@ extension Document {
     /// A read-only document as it was at `heads`: this one when `heads` are the current
     /// heads, else a cached fork. Never edit the result.
     func view(at heads: [ChangeHash]) throws -> Document {
-        let key = Array(Set(heads)).sorted()
+        let key = try frontier(heads)
         if key == currentHeads { return self }
         if let v = historyViews.lookup(key) { return v }
         let v = try fork(at: key, actor: actor)
         historyViews.store(key, v)
         return v
+    }
+
+    /// The canonical name of the version `heads` describe: those of them that are not
+    /// ancestors of another, sorted. Unknown heads throw `.unknownHeads`.
+    func frontier(_ heads: [ChangeHash]) throws -> [ChangeHash] {
+        let indices = Set(try recordIndices(heads))
+        let covered = ancestryMask(indices.flatMap { records[$0].deps })
+        return indices.filter { !covered[$0] }.map { records[$0].hash! }.sorted()
     }
 
     /// The content of a text object as of `heads`.

@@ -10,7 +10,11 @@ extension Document {
         let ourNeed = missingDependencies(state.theirHeads ?? [])
         let theirHeads = Set(state.theirHeads ?? [])
         var ourHave: [SyncMessage.Have] = []
-        if ourNeed.allSatisfy(theirHeads.contains) { ourHave = [have(since: state.sharedHeads)] }
+        if ourNeed.allSatisfy(theirHeads.contains) {
+            // A restored state may name changes this document no longer has: summarise from
+            // the part we do have, so the peer does not assume we hold the rest.
+            ourHave = [have(since: state.sharedHeads.filter { recordByHash[$0] != nil })]
+        }
 
         // The peer summarised from a point we do not know (we lost data, or it is ahead of
         // us in a way we cannot use): ask it to start over from nothing.

@@ -49,6 +49,9 @@ import Testing
         let cached = try d.view(at: v1)
         #expect(try d.view(at: v1) === cached)
         #expect(try d.view(at: d.currentHeads) === d)
+        // Heads are reduced to the version they name: an ancestor added to them changes nothing.
+        #expect(try d.view(at: v1 + d.currentHeads) === d)
+        #expect(try d.frontier(v2 + v1 + v2) == v2)
     }
 
     @Test func textDiffIsIDBased() throws {

@@ -182,6 +182,26 @@ import Testing
         #expect(rounds <= 4, "took \(rounds) rounds")
     }
 
+    @Test func restoredDocumentWithNewerSyncStateStillGetsEverything() throws {
+        var rng = SeededRNG(seed: 22)
+        let (docs, t) = try replicas(["a", "b"])
+        let (a, b) = (docs[0], docs[1])
+        try typeChanges(a, t, count: 40, rng: &rng)
+        var sa = SyncState(), sb = SyncState()
+        _ = try syncRounds(a, &sa, b, &sb)
+        // b's document is restored from an old backup, but its saved sync state is current.
+        let restored = Document(actor: .named("b"))
+        try restored.apply([a.allChanges()[0]])
+        var sr = try SyncState(decoding: sb.encode())
+        sa = try SyncState(decoding: sa.encode())
+        #expect(!sr.sharedHeads.isEmpty)
+        let rounds = try syncRounds(a, &sa, restored, &sr)
+        #expect(restored.currentHeads == a.currentHeads)
+        #expect(try restored.text(t) == a.text(t))
+        // Its summary starts from what it really has, so no extra request round is needed.
+        #expect(rounds <= 3, "took \(rounds) rounds")
+    }
+
     @Test func meshWithEditsDuringSyncConverges() throws {
         for seed: UInt64 in [31, 32, 33] {
             var rng = SeededRNG(seed: seed)
