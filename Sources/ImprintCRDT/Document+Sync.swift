@@ -26,7 +26,7 @@ extension Document {
 
         var toSend: [Change] = []
         if let have = state.theirHave, let need = state.theirNeed {
-            toSend = changesToSend(have: have, need: need, shared: state.sharedHeads)
+            toSend = changesToSend(have: have, need: need, shared: state.sharedHeads, sent: state.sentHashes)
         }
 
         let headsUnchanged = state.lastSentHeads == ourHeads
@@ -102,10 +102,13 @@ extension Document {
     ///
     /// Sent: every change since the filters' last-sync heads that no filter claims, and
     /// every change depending on one of those (the peer could not apply it otherwise, so a
-    /// claim on it was a false positive). For each change the peer asks for, that change
-    /// and its ancestors not known to be shared: a request proves a filter lied, and the
-    /// same filter may have lied about the ancestors, so one request round settles all.
-    private func changesToSend(have: [SyncMessage.Have], need: [ChangeHash], shared: [ChangeHash]) -> [Change] {
+    /// claim on it was a false positive). For each change the peer asks for that we have
+    /// not sent, that change and its ancestors not known to be shared: the request proves
+    /// a filter lied (or the peer has a gap), and the same filter may have lied about the
+    /// ancestors, so one request round settles all.
+    private func changesToSend(
+        have: [SyncMessage.Have], need: [ChangeHash], shared: [ChangeHash], sent: Set<ChangeHash>
+    ) -> [Change] {
         var send = [Bool](repeating: false, count: records.count)
         var any = false
         if !have.isEmpty {
@@ -118,7 +121,8 @@ extension Document {
                 }
             }
         }
-        let asked = need.compactMap { recordByHash[$0] }
+        // A request for a change already sent crossed it in flight: nothing to infer.
+        let asked = need.filter { !sent.contains($0) }.compactMap { recordByHash[$0] }
         if !asked.isEmpty {
             let known = ancestryMask(shared.compactMap { recordByHash[$0] } + have.flatMap(\.lastSync).compactMap { recordByHash[$0] })
             let wanted = ancestryMask(asked)

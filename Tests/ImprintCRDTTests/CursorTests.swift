@@ -6,8 +6,8 @@ import Testing
     /// Two replicas of a text holding `initial`.
     func pair(_ initial: String) throws -> (Document, Document, ObjectID) {
         let a = Document(actor: .named("a"))
-        let t = try a.change { try $0.put(.root, "t", .text)! }
-        try a.change { try $0.splice(t, at: 0, insert: initial) }
+        let t = try a.change(time: 0) { try $0.put(.root, "t", .text)! }
+        try a.change(time: 0) { try $0.splice(t, at: 0, insert: initial) }
         let b = Document(actor: .named("b"))
         try b.apply(a.allChanges())
         return (a, b, t)
@@ -22,8 +22,8 @@ import Testing
         let (a, b, t) = try pair("hello world")
         let before = try a.cursor(t, at: 6)  // before "w"
         let after = try a.cursor(t, at: 5, side: .after)  // after "o" of hello
-        try a.change { try $0.splice(t, at: 11, insert: "!") }
-        try b.change { tx in
+        try a.change(time: 0) { try $0.splice(t, at: 11, insert: "!") }
+        try b.change(time: 0) { tx in
             try tx.splice(t, at: 0, insert: ">> ")
             try tx.splice(t, at: 3, delete: 5, insert: "HOWDY")
         }
@@ -42,7 +42,7 @@ import Testing
         let afterA = try a.cursor(t, at: 1, side: .after)
         #expect(try a.index(of: beforeB, in: t) == 1)
         #expect(try a.index(of: afterA, in: t) == 1)
-        try b.change { try $0.splice(t, at: 1, insert: "XYZ") }
+        try b.change(time: 0) { try $0.splice(t, at: 1, insert: "XYZ") }
         try exchange(a, b)
         #expect(try a.text(t) == "aXYZb")
         #expect(try a.index(of: beforeB, in: t) == 4)
@@ -52,8 +52,8 @@ import Testing
     @Test func deletedItemResolvesToItsTombstone() throws {
         let (a, b, t) = try pair("abcdef")
         let c = try a.cursor(t, at: 2)  // before "c"
-        try a.change { try $0.splice(t, at: 1, delete: 3) }  // "aef"
-        try b.change { try $0.splice(t, at: 0, insert: "XY") }
+        try a.change(time: 0) { try $0.splice(t, at: 1, delete: 3) }  // "aef"
+        try b.change(time: 0) { try $0.splice(t, at: 0, insert: "XY") }
         try exchange(a, b)
         #expect(try b.text(t) == "XYaef")
         #expect(try a.index(of: c, in: t) == 3)
@@ -64,10 +64,10 @@ import Testing
         let (a, b, t) = try pair("")
         #expect(try a.cursor(t, at: 0) == .end)
         #expect(try a.cursor(t, at: 0, side: .after) == .start)
-        try a.change { try $0.splice(t, at: 0, insert: "xyz") }
+        try a.change(time: 0) { try $0.splice(t, at: 0, insert: "xyz") }
         let end = try a.cursor(t, at: 3)
         #expect(end == .end)
-        try b.change { try $0.splice(t, at: 0, insert: "12") }
+        try b.change(time: 0) { try $0.splice(t, at: 0, insert: "12") }
         try exchange(a, b)
         #expect(try a.index(of: end, in: t) == 5)
         #expect(try a.index(of: .start, in: t) == 0)
@@ -77,8 +77,8 @@ import Testing
 
     @Test func unknownItemsAreTypedErrors() throws {
         let (a, _, t) = try pair("abc")
-        let l = try a.change { try $0.put(.root, "l", .list)! }
-        try a.change { try $0.insert(l, at: 0, 1) }
+        let l = try a.change(time: 0) { try $0.put(.root, "l", .list)! }
+        try a.change(time: 0) { try $0.insert(l, at: 0, 1) }
         let c = try a.cursor(l, at: 0)
         #expect(try a.index(of: c, in: l) == 0)
         #expect { try a.index(of: c, in: t) } throws: { ($0 as? CRDTError)?.code == .noSuchItem }
@@ -107,8 +107,8 @@ import Testing
         for seed: UInt64 in 1...20 {
             var rng = SeededRNG(seed: seed)
             let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
-            let l = try a.change { try $0.put(.root, "l", .list)! }
-            try a.change { tx in for v in 0..<20 { try tx.insert(l, at: Int(v), .scalar(.int(Int64(v)))) } }
+            let l = try a.change(time: 0) { try $0.put(.root, "l", .list)! }
+            try a.change(time: 0) { tx in for v in 0..<20 { try tx.insert(l, at: Int(v), .scalar(.int(Int64(v)))) } }
             try b.apply(a.allChanges())
             var next: Int64 = 100
             let pick = Int.random(in: 0..<20, using: &rng)
@@ -120,10 +120,10 @@ import Testing
                         let n = try d.length(l)
                         if n > 0 && Int.random(in: 0..<3, using: &rng) == 0 {
                             let i = Int.random(in: 0..<n, using: &rng)
-                            if try d.get(l, at: i) != target { try d.change { try $0.delete(l, at: i) } }
+                            if try d.get(l, at: i) != target { try d.change(time: 0) { try $0.delete(l, at: i) } }
                         } else {
                             next += 1
-                            try d.change { try $0.insert(l, at: Int.random(in: 0...n, using: &rng), .scalar(.int(next))) }
+                            try d.change(time: 0) { try $0.insert(l, at: Int.random(in: 0...n, using: &rng), .scalar(.int(next))) }
                         }
                     }
                 }

@@ -4,15 +4,15 @@ import Testing
 @Suite struct HistoryTests {
     @Test func forkKeepsOnlyTheAncestryAndIsIndependent() throws {
         let d = Document(actor: .named("d"))
-        let t = try d.change(message: "create") { try $0.put(.root, "t", .text)! }
-        try d.change(message: "one") { try $0.splice(t, at: 0, insert: "one") }
+        let t = try d.change(message: "create", time: 0) { try $0.put(.root, "t", .text)! }
+        try d.change(message: "one", time: 0) { try $0.splice(t, at: 0, insert: "one") }
         let v1 = d.currentHeads
-        try d.change(message: "two") { try $0.splice(t, at: 3, insert: " two") }
+        try d.change(message: "two", time: 0) { try $0.splice(t, at: 3, insert: " two") }
         let f = try d.fork(at: v1)
         #expect(try f.text(t) == "one")
         #expect(f.currentHeads == v1)
         #expect(f.allChanges().count == 2)
-        try f.change { try $0.splice(t, at: 0, insert: ">") }
+        try f.change(time: 0) { try $0.splice(t, at: 0, insert: ">") }
         #expect(try d.text(t) == "one two")
         try d.apply(f.allChanges())
         #expect(try d.text(t) == ">one two")
@@ -26,13 +26,13 @@ import Testing
 
     @Test func readsAtHeads() throws {
         let d = Document(actor: .named("d"))
-        let t = try d.change(message: "a") { tx -> ObjectID in
+        let t = try d.change(message: "a", time: 0) { tx -> ObjectID in
             try tx.put(.root, "title", "draft")
             return try tx.put(.root, "t", .text)!
         }
         let empty: [ChangeHash] = []
         let v1 = d.currentHeads
-        try d.change(message: "b") { tx in
+        try d.change(message: "b", time: 0) { tx in
             try tx.put(.root, "title", "final")
             try tx.splice(t, at: 0, insert: "body")
         }
@@ -56,13 +56,13 @@ import Testing
 
     @Test func textDiffIsIDBased() throws {
         let d = Document(actor: .named("d"))
-        let t = try d.change(message: "a") { tx -> ObjectID in
+        let t = try d.change(message: "a", time: 0) { tx -> ObjectID in
             let t = try tx.put(.root, "t", .text)!
             try tx.splice(t, at: 0, insert: "hello")
             return t
         }
         let v1 = d.currentHeads
-        try d.change(message: "b") { tx in
+        try d.change(message: "b", time: 0) { tx in
             try tx.splice(t, at: 1, delete: 1, insert: "X")
             try tx.splice(t, at: 5, insert: "!")
         }
@@ -75,17 +75,17 @@ import Testing
         ])
         #expect(try d.diff(from: v2, to: v2) == [])
         // Retyping the same characters is an edit: ids differ even though the text is equal.
-        try d.change(message: "c") { try $0.splice(t, at: 0, delete: 1, insert: "h") }
+        try d.change(message: "c", time: 0) { try $0.splice(t, at: 0, delete: 1, insert: "h") }
         #expect(try d.diff(from: v2, to: d.currentHeads) == [.remove(obj: t, index: 0, count: 1), .splice(obj: t, index: 0, text: "h")])
     }
 
     @Test func concurrentWritesReportConflicts() throws {
         let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
-        try a.change { try $0.put(.root, "k", 1) }
+        try a.change(time: 0) { try $0.put(.root, "k", 1) }
         try b.apply(a.allChanges())
         let base = a.currentHeads
-        try a.change { try $0.put(.root, "k", 2) }
-        try b.change { try $0.put(.root, "k", 3) }
+        try a.change(time: 0) { try $0.put(.root, "k", 2) }
+        try b.change(time: 0) { try $0.put(.root, "k", 3) }
         try a.apply(b.allChanges())
         let winner = try a.get(.root, "k")!
         let all = try a.conflicts(.root, "k")
@@ -94,7 +94,7 @@ import Testing
             .put(obj: .root, key: .key("k"), value: winner), .conflict(obj: .root, key: .key("k"), values: all),
         ])
         let conflicted = a.currentHeads
-        try a.change { try $0.put(.root, "k", 4) }
+        try a.change(time: 0) { try $0.put(.root, "k", 4) }
         // Resolving reports the single remaining value.
         #expect(try a.diff(from: conflicted, to: a.currentHeads) == [
             .put(obj: .root, key: .key("k"), value: .scalar(.int(4))), .conflict(obj: .root, key: .key("k"), values: [.scalar(.int(4))]),
@@ -105,7 +105,7 @@ import Testing
 
     @Test func listElementConflictsAndNestedObjects() throws {
         let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
-        let l = try a.change { tx -> ObjectID in
+        let l = try a.change(time: 0) { tx -> ObjectID in
             let l = try tx.put(.root, "l", .list)!
             try tx.insert(l, at: 0, "x")
             try tx.insert(l, at: 1, "y")
@@ -113,8 +113,8 @@ import Testing
         }
         try b.apply(a.allChanges())
         let base = a.currentHeads
-        try a.change { try $0.put(l, at: 1, "from a") }
-        let m = try b.change { tx -> ObjectID in
+        try a.change(time: 0) { try $0.put(l, at: 1, "from a") }
+        let m = try b.change(time: 0) { tx -> ObjectID in
             try tx.put(l, at: 1, "from b")
             let m = try tx.insert(l, at: 0, .map)!
             try tx.put(m, "k", 1)
@@ -156,7 +156,7 @@ import Testing
         let (o, t) = objs[Int.random(in: 0..<objs.count, using: &rng)]
         let keys = ["a", "b", "c", "d", "e"]
         let words = ["x", "yz", "é", "😀", "abc", " "]
-        try d.change { tx in
+        try d.change(time: 0) { tx in
             switch t {
             case .map:
                 let k = keys[Int.random(in: 0..<keys.count, using: &rng)]
@@ -200,7 +200,7 @@ import Testing
         let replicas = (0..<3).map { Document(actor: .named("r\($0)-\(seed)")) }
         for r in replicas { r.coalescesLocalChanges = false }
         // A common start: a text, a list and a counter that every replica edits.
-        try replicas[0].change { tx in
+        try replicas[0].change(time: 0) { tx in
             try tx.put(.root, "text", .text)
             try tx.put(.root, "list", .list)
             try tx.put(.root, "n", .scalar(.counter(0)))

@@ -50,10 +50,12 @@ import Testing
         try typeChanges(a, t, count: 600, rng: &rng)
         try typeChanges(b, t, count: 550, rng: &rng)
         var sa = SyncState(), sb = SyncState()
-        let rounds = try syncRounds(a, &sa, b, &sb)
+        var carried = 0
+        let rounds = try syncRounds(a, &sa, b, &sb, changesSent: { carried += $0 })
         #expect(a.currentHeads == b.currentHeads, "seed \(seed)")
         #expect(try a.text(t) == b.text(t), "seed \(seed)")
         #expect(a.allChanges().count == 1 + 600 + 550)
+        #expect(carried == 600 + 550, "sent \(carried) changes for 1150 missing, seed \(seed)")
         #expect(rounds <= 5, "took \(rounds) rounds, seed \(seed)")
 
         // Later edits on one side sync in one round trip plus the closing acknowledgement.
@@ -200,6 +202,48 @@ import Testing
         #expect(try restored.text(t) == a.text(t))
         // Its summary starts from what it really has, so no extra request round is needed.
         #expect(rounds <= 3, "took \(rounds) rounds")
+    }
+
+    @Test func changeWaitingForAThirdPeerDoesNotBlockSync() throws {
+        var rng = SeededRNG(seed: 23)
+        let (docs, t) = try replicas(["a", "b", "c"])
+        let (a, b, c) = (docs[0], docs[1], docs[2])
+        try typeChanges(c, t, count: 5, rng: &rng)
+        // b got c's last change alone; its dependencies are with c, whom a has never met.
+        try b.apply([c.allChanges().last!])
+        try typeChanges(a, t, count: 20, rng: &rng)
+        try typeChanges(b, t, count: 20, rng: &rng)
+        var sa = SyncState(), sb = SyncState()
+        var carried = 0
+        let rounds = try syncRounds(a, &sa, b, &sb, changesSent: { carried += $0 })
+        #expect(rounds < 10, "did not go quiet: \(rounds) rounds")
+        #expect(carried == 40, "sent \(carried) changes for 40 missing")
+        #expect(a.allChanges().count == 1 + 20 + 20)
+        #expect(b.pendingChangeCount == 1)
+        #expect(try a.text(t) == b.text(t))
+    }
+
+    @Test func filterThatClaimsEverythingCostsOneRequestRound() throws {
+        var rng = SeededRNG(seed: 24)
+        let (docs, t) = try replicas(["a", "b"])
+        let (a, b) = (docs[0], docs[1])
+        try typeChanges(a, t, count: 30, rng: &rng)
+        // The worst luck: b's filter has every bit set, so every change of a looks present.
+        var w = ByteWriter()
+        w.uleb(30); w.uleb(10); w.uleb(7)
+        w.raw([UInt8](repeating: 0xFF, count: 38))
+        var r = ByteReader(w.bytes)
+        let liar = try BloomFilter(decoding: &r)
+        var sb = SyncState()
+        let opening = try SyncMessage(decoding: b.generateSyncMessage(&sb)!)
+        let forged = SyncMessage(heads: opening.heads, need: [], have: [.init(lastSync: opening.heads, bloom: liar)], changes: [])
+        var sa = SyncState()
+        try a.receiveSyncMessage(&sa, forged.encode())
+        var carried = 0
+        let rounds = try syncRounds(a, &sa, b, &sb, changesSent: { carried += $0 })
+        #expect(a.currentHeads == b.currentHeads)
+        #expect(rounds <= 4, "took \(rounds) rounds")
+        #expect(carried == 30)
     }
 
     @Test func meshWithEditsDuringSyncConverges() throws {
