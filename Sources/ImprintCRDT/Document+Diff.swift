@@ -9,8 +9,21 @@ extension Document {
     /// `.unknownHeads`.
     public func diff(from: [ChangeHash], to: [ChangeHash]) throws -> [Patch] {
         let builder = PatchBuilder(a: try view(at: from), b: try view(at: to), union: try view(at: from + to))
+        builder.touched = try objectsChanged(between: from, and: to)
         try builder.object(.root, fresh: false)
         return builder.patches
+    }
+
+    /// The objects that ops of changes in one version's history but not the other's act
+    /// on. Every other object has the same state in both versions. O(history + those ops).
+    func objectsChanged(between x: [ChangeHash], and y: [ChangeHash]) throws -> Set<ObjectID> {
+        let mx = ancestryMask(try recordIndices(x))
+        let my = ancestryMask(try recordIndices(y))
+        var out = Set<ObjectID>()
+        for i in records.indices where mx[i] != my[i] {
+            for op in records[i].ops { out.insert(publicID(op.obj)) }
+        }
+        return out
     }
 }
 
@@ -20,6 +33,9 @@ final class PatchBuilder {
     let b: Document
     let union: Document
     private(set) var patches: [Patch] = []
+    /// Objects whose state may differ between `a` and `b` (nil: any may). A sequence not
+    /// in it is identical in both, so only its nested objects need a look.
+    var touched: Set<ObjectID>?
 
     init(a: Document, b: Document, union: Document) {
         self.a = a
@@ -95,6 +111,15 @@ final class PatchBuilder {
     private enum Run { case none, remove, insert, text }
 
     private func sequence(_ id: ObjectID, _ qa: SequenceState?, _ qb: SequenceState, _ qu: SequenceState) throws {
+        if qa != nil, let touched, !touched.contains(id) {
+            guard !qb.isText else { return }
+            var nested: [ObjectID] = []
+            qb.forEachVisible { _, ci in
+                if let w = qb.elements[ci].winner(b.actorLess), case .object = w.value { nested.append(b.publicID(w.id)) }
+            }
+            for o in nested { try object(o, fresh: false) }
+            return
+        }
         let toA = union.actors.map { a.actorIndex[$0] }
         let toB = union.actors.map { b.actorIndex[$0] }
         // The patch being accumulated: kind, start index, and content.

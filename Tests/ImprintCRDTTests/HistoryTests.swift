@@ -74,6 +74,9 @@ import Testing
             .splice(obj: t, index: 1, text: "e"), .remove(obj: t, index: 2, count: 1), .remove(obj: t, index: 5, count: 1),
         ])
         #expect(try d.diff(from: v2, to: v2) == [])
+        // Only the text was edited between the versions, so only it is walked.
+        #expect(try d.objectsChanged(between: v1, and: v2) == [t])
+        #expect(try d.objectsChanged(between: [], and: v1) == [.root, t])
         // Retyping the same characters is an edit: ids differ even though the text is equal.
         try d.change(message: "c", time: 0) { try $0.splice(t, at: 0, delete: 1, insert: "h") }
         #expect(try d.diff(from: v2, to: d.currentHeads) == [.remove(obj: t, index: 0, count: 1), .splice(obj: t, index: 0, text: "h")])
