@@ -46,6 +46,8 @@ public final class Document {
     /// Undo re-inserts deleted items as new items; this maps old item ids to their
     /// replacements so older undo entries still find them.
     var undoReplacements: [OpID: OpID] = [:]
+    /// Recent read-only forks, for reads at past heads (`Document+History.swift`).
+    var historyViews = HistoryViewCache()
 
     // Transaction in progress.
     var txnMessage: String?
@@ -103,6 +105,7 @@ public final class Document {
     /// The hashes of the changes nothing else depends on yet: this version's name.
     public var currentHeads: [ChangeHash] {
         sealOpen()
+        // A local change concurrent with a remote one stops being open without being sealed.
         for h in heads where records[h].hash == nil { seal(h) }
         return heads.map { records[$0].hash! }.sorted()
     }

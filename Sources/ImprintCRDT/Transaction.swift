@@ -191,6 +191,7 @@ extension Document {
     }
 
     func createObjectIfNeeded(_ id: OpID, _ v: NewValue) {
+        // An object already there was filled by a load; op ids never repeat otherwise.
         guard case .object(let t) = v, objects[id] == nil else { return }
         switch t {
         case .map: objects[id] = .map(MapState())

@@ -1,0 +1,41 @@
+extension Document {
+    /// Seals every change and rebuilds loaded insert ops, so each record has a hash and bytes.
+    func prepareHistory() {
+        materializeInserts()
+        sealAll()
+    }
+
+    /// Which records are ancestors of (or equal to) the records `roots`, as a mask over
+    /// `records`. Dependencies always precede their dependents in `records`, so one
+    /// backwards pass suffices: O(history).
+    func ancestryMask(_ roots: some Sequence<Int>) -> [Bool] {
+        var mask = [Bool](repeating: false, count: records.count)
+        var top = -1
+        for r in roots {
+            mask[r] = true
+            top = max(top, r)
+        }
+        var i = top
+        while i >= 0 {
+            if mask[i] { for d in records[i].deps { mask[d] = true } }
+            i -= 1
+        }
+        return mask
+    }
+
+    /// Record indices of `hashes`; throws `.unknownHeads` naming the first unknown one.
+    func recordIndices(_ hashes: [ChangeHash]) throws -> [Int] {
+        prepareHistory()
+        return try hashes.map { h in
+            guard let i = recordByHash[h] else { throw CRDTError(.unknownHeads, "unknown change \(h)") }
+            return i
+        }
+    }
+
+    /// The portable form of record `i` (which must be sealed).
+    func portableChange(_ i: Int) -> Change {
+        let r = records[i]
+        // Our own canonical encoding always decodes.
+        return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+@testable import ImprintCRDT
+
+/// Core bugs found while building sync and history; each test failed before its fix.
+@Suite struct CoreRegressionTests {
+    /// `currentHeads` trapped: applying a concurrent remote change ended the open local
+    /// change without sealing it, and it stayed a head with no hash.
+    @Test func headsAfterLocalChangeAndConcurrentRemoteChange() throws {
+        let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
+        try a.change(time: 0) { try $0.put(.root, "x", 1) }
+        try b.change(time: 0) { try $0.put(.root, "y", 2) }
+        try a.apply(b.allChanges())
+        #expect(a.currentHeads.count == 2)
+        try b.apply(a.allChanges())
+        #expect(a.currentHeads == b.currentHeads)
+    }
+
+    /// `load` emptied every nested object: replaying the map op that created an object
+    /// replaced the object the saved spans had just filled.
+    @Test func loadKeepsNestedObjectContents() throws {
+        let d = Document(actor: .named("d"))
+        try d.change(time: 0) { tx in
+            let t = try tx.put(.root, "t", .text)!
+            try tx.splice(t, at: 0, insert: "héllo")
+            let l = try tx.put(.root, "l", .list)!
+            try tx.insert(l, at: 0, 1)
+            let m = try tx.insert(l, at: 1, .map)!
+            try tx.put(m, "k", "v")
+        }
+        let loaded = try Document.load(d.save())
+        #expect(try loaded.jsonValue() == d.jsonValue())
+        #expect(loaded.allChanges().map(\.hash) == d.allChanges().map(\.hash))
+    }
+}
