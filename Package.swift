@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ImprintCRDT", targets: ["ImprintCRDT"]),
+        .library(name: "ImprintBundle", targets: ["ImprintBundle"]),
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
     ],
@@ -33,6 +34,39 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT"]),
+
+        // MARK: Bundle
+        // `.imprint` bundles on disk: atomic files, per-device change logs, locks,
+        // metadata, assets, conflict copies, archives. Opaque bytes only: no CRDT dependency.
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        .target(
+            name: "ImprintBundle",
+            dependencies: [
+                "CArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Child process driven by ImprintBundleTests (crash and lock tests).
+        .executableTarget(
+            name: "imprint-bundle-testhelper",
+            dependencies: [
+                "ImprintBundle",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ImprintBundleTests",
+            dependencies: [
+                "ImprintBundle",
+                "CArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // MARK: End Bundle
 
         // MARK: Executables
         .executableTarget(

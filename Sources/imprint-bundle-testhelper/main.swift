@@ -1,0 +1,97 @@
+// Child process for ImprintBundleTests: the crash test kills it with SIGKILL mid-save, the
+// lock test runs several copies against one log at once. Not a user-facing tool.
+//
+//   imprint-bundle-testhelper append-until-killed <log> <lock> <tag> <chunk>
+//       continues the log's sequence of <tag> records forever, printing "saved N" (N = records
+//       of <tag> now durable) after each append returns; writes in pieces of <chunk> bytes.
+//   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk>
+//       appends records <tag>:0..<count-1>, then prints "done <count>".
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+import ImprintBundle
+
+/// The deterministic record number `index` of `tag` (the tests build the same bytes).
+func makeRecord(tag: String, index: Int) -> ChangeRecord {
+    var bytes = Array("\(tag):\(index):".utf8)
+    var length = (index &* 7919) % 3000
+    if index % 37 == 5 { length += 200_000 }
+    var state = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(tag.utf8.count)
+    bytes.reserveCapacity(bytes.count + length)
+    for _ in 0..<length {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+    }
+    let hash = try! ChangeHash(bytes: Array(SHA256.hash(data: bytes)))
+    return ChangeRecord(hash: hash, bytes: bytes)
+}
+
+func writeLine(_ fd: Int32, _ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        if n <= 0 { if errno == EINTR { continue }; return }
+        offset += n
+    }
+}
+
+func fail(_ message: String) -> Never {
+    writeLine(2, "error: \(message)")
+    exit(1)
+}
+
+/// One unbuffered write per line, so a line is either wholly out or not at all.
+func say(_ line: String) {
+    writeLine(1, line)
+}
+
+/// Records of `tag` already in the log, checked to be exactly 0..<n in order.
+func existingCount(log: String, tag: String) throws -> Int {
+    guard access(log, F_OK) == 0 else { return 0 }
+    let contents = try ChangeLogReader.read(at: log)
+    var count = 0
+    for record in contents.records {
+        let prefix = Array("\(tag):".utf8)
+        guard record.bytes.starts(with: prefix) else { continue }
+        guard record == makeRecord(tag: tag, index: count) else {
+            fail("record \(count) of \(tag) is not the expected one")
+        }
+        count += 1
+    }
+    return count
+}
+
+let args = CommandLine.arguments
+guard args.count >= 2 else { fail("usage: see the comment at the top of main.swift") }
+do {
+    switch args[1] {
+    case "append-until-killed" where args.count == 6:
+        let (log, lock, tag) = (args[2], args[3], args[4])
+        guard let chunk = Int(args[5]) else { fail("bad chunk") }
+        let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
+        var index = try existingCount(log: log, tag: tag)
+        while true {
+            // Sometimes several records in one append, to exercise multi-frame writes.
+            let batch = index % 5 == 0 ? 3 : 1
+            try writer.append(contentsOf: (index..<(index + batch)).map { makeRecord(tag: tag, index: $0) })
+            index += batch
+            say("saved \(index)")
+        }
+    case "hammer" where args.count == 7:
+        let (log, lock, tag) = (args[2], args[3], args[4])
+        guard let count = Int(args[5]), let chunk = Int(args[6]) else { fail("bad count or chunk") }
+        let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
+        for index in 0..<count {
+            try writer.append(makeRecord(tag: tag, index: index))
+        }
+        say("done \(count)")
+    default:
+        fail("unknown mode or wrong arguments: \(args.dropFirst().joined(separator: " "))")
+    }
+} catch {
+    fail("\(error)")
+}

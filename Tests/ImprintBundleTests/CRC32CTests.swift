@@ -1,0 +1,24 @@
+import Testing
+@testable import ImprintBundle
+
+@Suite struct CRC32CTests {
+    @Test func knownVectors() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.checksum([]) == 0)
+        // RFC 3720 B.4: 32 bytes of zeros, 32 bytes of 0xFF.
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+        #expect(CRC32C.checksum(Array(0..<32)) == 0x46DD_794E)
+    }
+
+    @Test func continuationEqualsWhole() {
+        var generator = SeededGenerator(seed: testSeed("crc continuation", fallback: 7))
+        for _ in 0..<50 {
+            let bytes = (0..<Int.random(in: 0..<300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let split = Int.random(in: 0...bytes.count, using: &generator)
+            let whole = CRC32C.checksum(bytes)
+            let parts = CRC32C.checksum(Array(bytes[split...]), continuing: CRC32C.checksum(Array(bytes[..<split])))
+            #expect(whole == parts)
+        }
+    }
+}
