@@ -22,3 +22,27 @@ import Testing
         }
     }
 }
+
+extension CRC32CTests {
+    /// Bit-at-a-time reference implementation.
+    static func reference(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    @Test func slicingBy8MatchesTheBitwiseReferenceAtEveryAlignment() {
+        var generator = SeededGenerator(seed: testSeed("crc alignment", fallback: 99))
+        let bytes = (0..<4099).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for start in 0..<9 {
+            for end in [start, start + 1, start + 7, start + 8, start + 9, 4099] where end <= bytes.count {
+                let slice = bytes[start..<end]
+                let fast = slice.withUnsafeBytes { CRC32C.checksum($0) }
+                #expect(fast == Self.reference(slice), "range \(start)..<\(end)")
+            }
+        }
+    }
+}

@@ -57,13 +57,8 @@ func record(_ text: String) -> ChangeRecord {
 func helperRecord(tag: String, index: Int) -> ChangeRecord {
     var bytes = Array("\(tag):\(index):".utf8)
     var length = (index &* 7919) % 3000
-    if index % 37 == 5 { length += 200_000 }
-    var state = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(tag.utf8.count)
-    bytes.reserveCapacity(bytes.count + length)
-    for _ in 0..<length {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        bytes.append(UInt8(truncatingIfNeeded: state >> 56))
-    }
+    if index % 37 == 5 { length += 100_000 }
+    bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
     return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
 }
 

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Testing
+@testable import ImprintBundle
+
+@Suite struct BundleLockTests {
+    @Test func secondAcquirerWaitsAndTimesOut() throws {
+        let dir = TemporaryDirectory("lock")
+        let lock = BundleLock(path: dir.file("locks/x.lock"), timeout: .milliseconds(100))
+        let held = try lock.acquire()
+        #expect(try lock.isHeldElsewhere())
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = #expect(throws: BundleError.self) { try lock.acquire() }
+        #expect(error?.code == .lockTimeout)
+        #expect(clock.now - start >= .milliseconds(100))
+        held.release()
+        #expect(try !lock.isHeldElsewhere())
+        try lock.withLock { }
+    }
+
+    @Test func lockIsReleasedWhenTheHolderIsKilled() throws {
+        let dir = TemporaryDirectory("lock")
+        let lockPath = dir.file("d.lock")
+        // The helper holds the log's lock during each append; kill it while it runs.
+        let (process, _) = try startHelper(["append-until-killed", dir.file("d.log"), lockPath, "k", "4096"])
+        usleep(30_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let lock = BundleLock(path: lockPath, timeout: .seconds(2))
+        try lock.withLock { }
+    }
+
+    /// Three processes append to one log at once, each in small pieces per write(2) call.
+    /// Without the lock their pieces would interleave and corrupt frames.
+    @Test func concurrentProcessesNeverInterleaveFrames() throws {
+        let dir = TemporaryDirectory("lock")
+        let log = dir.file("shared.log")
+        let lock = dir.file("shared.lock")
+        let tags = ["p", "q", "r"]
+        let count = 120
+        let children = try tags.map { try startHelper(["hammer", log, lock, $0, String(count), "1024"]) }
+        for (process, out) in children {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(completeLines(out.fileHandleForReading.readDataToEndOfFile()) == ["done \(count)"])
+        }
+        let contents = try ChangeLogReader.read(at: log)
+        #expect(contents.tail == .clean)
+        #expect(contents.droppedBytes == 0)
+        #expect(contents.records.count == tags.count * count)
+        for tag in tags {
+            let mine = contents.records.filter { $0.bytes.starts(with: Array("\(tag):".utf8)) }
+            #expect(mine == (0..<count).map { helperRecord(tag: tag, index: $0) }, "records of \(tag)")
+        }
+        // The interleaving really happened (otherwise the test proves nothing).
+        let order = contents.records.map { $0.bytes[0] }
+        let switches = zip(order, order.dropFirst()).filter { $0 != $1 }.count
+        #expect(switches > 2)
+    }
+}
