@@ -17,7 +17,7 @@ import ImprintBundle
 /// The deterministic record number `index` of `tag` (the tests build the same bytes).
 func makeRecord(tag: String, index: Int) -> ChangeRecord {
     var bytes = Array("\(tag):\(index):".utf8)
-    var length = (index &* 7919) % 3000
+    var length = (index &* 7919) % 3000 + (index % 3 == 0 ? 16_000 : 0)
     if index % 37 == 5 { length += 100_000 }
     bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
     let hash = try! ChangeHash(bytes: Array(SHA256.hash(data: bytes)))

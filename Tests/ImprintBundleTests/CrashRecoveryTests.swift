@@ -10,7 +10,7 @@ import Testing
 /// A child process appends to one log and reports "saved N" after each durable append; the
 /// test SIGKILLs it at a random moment, hundreds of times in a row on the same log. After
 /// every kill the log must open, and every record ever reported saved must be in it, intact
-/// and in order. The child writes in 4 KiB pieces so kills land inside frames too.
+/// and in order. The child writes in 128-byte pieces so kills land inside frames too.
 @Suite struct CrashRecoveryTests {
     /// Blocks until a "\n" arrives on `fd` (or end of file); returns what was read.
     func readUntilFirstNewline(_ fd: Int32) -> Data {
@@ -47,7 +47,7 @@ import Testing
                 verified = 0
                 verifiedHashes = []
             }
-            let (process, out) = try startHelper(["append-until-killed", log, lock, "t", "256"])
+            let (process, out) = try startHelper(["append-until-killed", log, lock, "t", "128"])
             // One kill in eight lands during startup (opening, recovering the torn tail);
             // the rest land 0-6 ms after the child reported its first save, i.e. mid-saving.
             let duringStartup = Int.random(in: 0..<8, using: &generator) == 0

@@ -56,7 +56,7 @@ func record(_ text: String) -> ChangeRecord {
 /// Same generator as imprint-bundle-testhelper's `makeRecord`.
 func helperRecord(tag: String, index: Int) -> ChangeRecord {
     var bytes = Array("\(tag):\(index):".utf8)
-    var length = (index &* 7919) % 3000
+    var length = (index &* 7919) % 3000 + (index % 3 == 0 ? 16_000 : 0)
     if index % 37 == 5 { length += 100_000 }
     bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
     return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
