@@ -7,7 +7,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ImprintCRDT", targets: ["ImprintCRDT"]),
-        .library(name: "ImprintBundle", targets: ["ImprintBundle"]),
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
     ],

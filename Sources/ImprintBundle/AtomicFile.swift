@@ -65,15 +65,31 @@ public enum AtomicFile {
         name.hasPrefix(".") && name.contains(".tmp-")
     }
 
-    /// Removes temporaries left behind by crashed writers in `directory`. Only call this while
-    /// holding the lock that writers of that directory take, or a live writer's temporary may go.
+    /// Removes temporaries left behind by crashed writers in `directory` that were last
+    /// modified more than `age` ago (a live writer's temporary is younger than that). With
+    /// `age` zero, only call this while holding the lock every writer of that directory takes.
     @discardableResult
-    public static func removeStaleTemporaries(in directory: String) throws -> Int {
+    public static func removeStaleTemporaries(in directory: String, olderThan age: Duration = .zero) throws -> Int {
         guard POSIX.isDirectory(directory) else { return 0 }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let cutoff = Int64(now.tv_sec) - age.components.seconds
         var removed = 0
         for name in try POSIX.listDirectory(directory) where isTemporaryName(name) {
             let full = directory + "/" + name
-            if POSIX.isRegularFile(full), unlink(full) == 0 { removed += 1 }
+            var st = stat()
+            guard lstat(full, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+            #if canImport(Darwin)
+            let modified = Int64(st.st_mtimespec.tv_sec)
+            #else
+            let modified = Int64(st.st_mtim.tv_sec)
+            #endif
+            guard age == .zero || modified < cutoff else { continue }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                if (try? POSIX.removeTree(full)) != nil { removed += 1 } // an abandoned unarchive staging directory
+            } else if unlink(full) == 0 {
+                removed += 1
+            }
         }
         return removed
     }

@@ -253,6 +253,20 @@ public final class BundleStore: @unchecked Sendable {
         }
     }
 
+    // MARK: Housekeeping
+
+    /// Deletes temporaries of interrupted atomic writes (section 8 of the spec) anywhere in the
+    /// bundle that are older than `age`, so a crashed writer's leftovers do not accumulate or
+    /// get synced. Younger ones may belong to a live writer and are left alone.
+    @discardableResult
+    public func removeStaleTemporaries(olderThan age: Duration = .seconds(3600)) throws -> Int {
+        var removed = 0
+        for directory in [layout.root, layout.changesPath, layout.snapshotsPath, layout.assetsPath] {
+            removed += try AtomicFile.removeStaleTemporaries(in: directory, olderThan: age)
+        }
+        return removed
+    }
+
     // MARK: Bundle-level conflict copies
 
     /// Sibling directories that are sync-tool copies of this bundle (`paper 2.imprint`,

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import ImprintBundle
 
@@ -33,6 +36,12 @@ import Testing
         try writeFile(dir.file("keep.txt"), [1])
         #expect(AtomicFile.isTemporaryName(POSIX.lastComponent(of: stale)))
         #expect(!AtomicFile.isTemporaryName("metadata.json"))
+        // Too young to be stale under an age guard; removed without one.
+        #expect(try AtomicFile.removeStaleTemporaries(in: dir.path, olderThan: .seconds(3600)) == 0)
+        var old = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, stale, &old, 0) == 0)
+        #expect(try AtomicFile.removeStaleTemporaries(in: dir.path, olderThan: .seconds(3600)) == 1)
+        try writeFile(stale, [4])
         #expect(try AtomicFile.removeStaleTemporaries(in: dir.path) == 1)
         #expect(try POSIX.listDirectory(dir.path) == ["keep.txt"])
     }
