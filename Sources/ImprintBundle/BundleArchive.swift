@@ -112,10 +112,17 @@ public enum BundleArchive {
             throw BundleError(.alreadyExists, "destination already exists", path: destination)
         }
         let parent = POSIX.parentDirectory(of: destination)
+        // Remember the topmost directory this call creates, so a refusal can remove it too.
+        var createdAncestor: String?
+        var probe = parent
+        while !probe.isEmpty, probe != "/", probe != ".", !POSIX.exists(probe) {
+            createdAncestor = probe
+            probe = POSIX.parentDirectory(of: probe)
+        }
         try POSIX.makeDirectories(parent)
         let staging = AtomicFile.temporaryPath(for: destination)
-        try POSIX.makeDirectory(staging, mode: 0o700)
         do {
+            try POSIX.makeDirectory(staging, mode: 0o700)
             let result = try extract(archivePath, into: staging, limits: limits)
             guard POSIX.isRegularFile(staging + "/" + BundleLayout.metadataName) else {
                 throw BundleError(.corrupt, "archive holds no bundle (no metadata.json at its root)", path: archivePath)
@@ -129,6 +136,7 @@ public enum BundleArchive {
             return result
         } catch {
             try? POSIX.removeTree(staging)
+            if let createdAncestor { try? POSIX.removeTree(createdAncestor) }
             throw error
         }
     }

@@ -4,6 +4,8 @@
 //   imprint-bundle-testhelper append-until-killed <log> <lock> <tag> <chunk>
 //       continues the log's sequence of <tag> records forever, printing "saved N" (N = records
 //       of <tag> now durable) after each append returns; writes in pieces of <chunk> bytes.
+//   imprint-bundle-testhelper hold-lock <lock>
+//       takes the lock, prints "locked", then sleeps until killed.
 //   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk>
 //       appends records <tag>:0..<count-1>, then prints "done <count>".
 #if canImport(Glibc)
@@ -76,6 +78,11 @@ do {
             index += batch
             say("saved \(index)")
         }
+    case "hold-lock" where args.count == 3:
+        let held = try BundleLock(path: args[2]).acquire()
+        say("locked")
+        while true { sleep(60) }
+        held.release()
     case "hammer" where args.count == 7:
         let (log, lock, tag) = (args[2], args[3], args[4])
         guard let count = Int(args[5]), let chunk = Int(args[6]) else { fail("bad count or chunk") }

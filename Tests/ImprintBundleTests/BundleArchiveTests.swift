@@ -201,6 +201,11 @@ func craftArchive(_ path: String, _ entries: [CraftedEntry], format: CraftedForm
         #expect(try POSIX.listDirectory(dir.file("inner/deeper")) == [])
         #expect(try tree(dir.path) == before)
         #expect(!POSIX.exists("/tmp/imprint-escaped.txt"))
+        // Directories the call had to create for the destination are gone as well.
+        #expect(throws: BundleError.self) {
+            try BundleArchive.unarchive(archive, to: dir.file("inner/new/newer/out.imprint"), limits: c.limits)
+        }
+        #expect(!POSIX.exists(dir.file("inner/new")))
     }
 
     @Test func entryPathRules() throws {

@@ -23,16 +23,24 @@ import Testing
         try lock.withLock { }
     }
 
-    @Test func lockIsReleasedWhenTheHolderIsKilled() throws {
+    @Test func lockHeldByAnotherProcessBlocksUntilThatProcessIsKilled() throws {
         let dir = TemporaryDirectory("lock")
         let lockPath = dir.file("d.lock")
-        // The helper holds the log's lock during each append; kill it while it runs.
-        let (process, _) = try startHelper(["append-until-killed", dir.file("d.log"), lockPath, "k", "4096"])
-        usleep(30_000)
+        let (process, out) = try startHelper(["hold-lock", lockPath])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Wait for "locked".
+        var line = Data()
+        var byte: UInt8 = 0
+        while read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        try #require(String(decoding: line, as: UTF8.self) == "locked")
+        let lock = BundleLock(path: lockPath, timeout: .milliseconds(200))
+        #expect(try lock.isHeldElsewhere())
+        let blocked = #expect(throws: BundleError.self) { try lock.withLock { } }
+        #expect(blocked?.code == .lockTimeout)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let lock = BundleLock(path: lockPath, timeout: .seconds(2))
-        try lock.withLock { }
+        // The kernel released the dead holder's lock.
+        try BundleLock(path: lockPath, timeout: .seconds(2)).withLock { }
     }
 
     /// Three processes append to one log at once, each in small pieces per write(2) call.
