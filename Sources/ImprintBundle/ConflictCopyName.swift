@@ -44,6 +44,11 @@ public struct ConflictCopyName: Sendable, Equatable {
     /// not a conflict copy.
     public static func parse(_ name: String) -> ConflictCopyName? {
         guard !name.isEmpty, !name.contains("/") else { return nil }
+        // Fast path: every pattern needs a space, "_conflict-", ".sync-conflict-" or an
+        // uppercase letter (OneDrive). Canonical bundle names have none of these.
+        guard name.contains(" ") || name.contains("_conflict-") || name.contains(".sync-conflict-")
+                || name.unicodeScalars.contains(where: { $0.properties.isUppercase })
+        else { return nil }
         for rule in rules {
             if let match = rule.match(name) { return match }
         }
