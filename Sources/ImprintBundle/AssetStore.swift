@@ -8,8 +8,8 @@ import Crypto
 /// Content-addressed asset files: `assets/<sha256 hex>`.
 ///
 /// Adding streams the source in `chunkSize` pieces, hashing while copying into a temporary
-/// file in the same directory, then fsyncs and renames it to its hash (or drops it when an
-/// identical asset is already there). No operation holds a whole asset in memory. The
+/// file in the same directory, then fsyncs and renames it to its hash (replacing an identical
+/// asset that is already there, so each content is stored once). No operation holds a whole asset in memory. The
 /// document references assets by `AssetID`.
 public struct AssetStore: Sendable {
     public static let defaultChunkSize = 1 << 20
@@ -93,11 +93,10 @@ public struct AssetStore: Sendable {
         }
         POSIX.close(fd)
         let id = AssetID(digest: hasher.finalize())
-        let final = path(of: id)
-        if POSIX.isRegularFile(final) {
-            return id // deduplicated; the temporary is removed by the defer
-        }
-        try AtomicFile.commit(temporary: temporary, to: final)
+        // Always rename, even over an identical existing file: the bytes are the same, and an
+        // asset removed concurrently (between a "does it exist" check and returning) would
+        // otherwise be reported added but missing. Identical content is still stored once.
+        try AtomicFile.commit(temporary: temporary, to: path(of: id))
         moved = true
         return id
     }

@@ -130,7 +130,8 @@ public final class BundleStore: @unchecked Sendable {
     // MARK: Metadata
 
     /// Rewrites metadata.json under the bundle lock. The closure sees the current file merged
-    /// with any conflict copies; those copies are deleted after the merged file is durable.
+    /// with any conflict copies, with `modified` already set to now; those copies are deleted
+    /// after the merged file is durable.
     @discardableResult
     public func updateMetadata(_ change: (inout BundleMetadata) throws -> Void) throws -> BundleMetadata {
         try layout.bundleLock.withLock {
@@ -143,6 +144,9 @@ public final class BundleStore: @unchecked Sendable {
                     merged.append(copy)
                 }
             }
+            // `modified` moves forward by default (the merge of conflict copies relies on it);
+            // `change` may set it explicitly.
+            metadata.modified = max(metadata.modified, BundleMetadata.wholeSeconds(Date()))
             try change(&metadata)
             try metadata.write(to: layout.metadataPath)
             for copy in merged { try POSIX.unlink(copy) }
@@ -250,6 +254,17 @@ public final class BundleStore: @unchecked Sendable {
             }
             report.removed.sort()
             return report
+        }
+    }
+
+    // MARK: Assets
+
+    /// Deletes assets the caller determined the merged document no longer references, under
+    /// the bundle lock (so two tidying processes do not race). Returns the ids removed.
+    @discardableResult
+    public func removeUnreferencedAssets(_ ids: [AssetID]) throws -> [AssetID] {
+        try layout.bundleLock.withLock {
+            try ids.filter { try assets.remove($0) }
         }
     }
 

@@ -145,6 +145,8 @@ import Testing
         #expect(!POSIX.exists(dir.file("paper 2.imprint")))
         #expect(try laptop.load().changes == [record("mine"), record("theirs")])
         #expect(laptop.assets.contains(asset))
+        #expect(try laptop.removeUnreferencedAssets([asset, asset]) == [asset])
+        #expect(!laptop.assets.contains(asset))
         #expect(try laptop.load().metadata.authors == ["laptop", "phone"])
         #expect(POSIX.exists(dir.file("paper 3.imprint")))
     }
