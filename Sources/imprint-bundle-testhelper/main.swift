@@ -6,8 +6,9 @@
 //       of <tag> now durable) after each append returns; writes in pieces of <chunk> bytes.
 //   imprint-bundle-testhelper hold-lock <lock>
 //       takes the lock, prints "locked", then sleeps until killed.
-//   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk>
-//       appends records <tag>:0..<count-1>, then prints "done <count>".
+//   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk> <start-file>
+//       waits until <start-file> exists (so several copies start together), appends records
+//       <tag>:0..<count-1>, then prints "done <count>".
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -83,9 +84,14 @@ do {
         say("locked")
         while true { sleep(60) }
         held.release()
-    case "hammer" where args.count == 7:
+    case "hammer" where args.count == 8:
         let (log, lock, tag) = (args[2], args[3], args[4])
         guard let count = Int(args[5]), let chunk = Int(args[6]) else { fail("bad count or chunk") }
+        let deadline = time(nil) + 30
+        while access(args[7], F_OK) != 0 {
+            if time(nil) > deadline { fail("start file never appeared") }
+            usleep(1000)
+        }
         let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
         for index in 0..<count {
             try writer.append(makeRecord(tag: tag, index: index))

@@ -51,7 +51,9 @@ import Testing
         let lock = dir.file("shared.lock")
         let tags = ["p", "q", "r"]
         let count = 120
-        let children = try tags.map { try startHelper(["hammer", log, lock, $0, String(count), "1024"]) }
+        let go = dir.file("go")
+        let children = try tags.map { try startHelper(["hammer", log, lock, $0, String(count), "1024", go]) }
+        try writeFile(go, [])
         for (process, out) in children {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
