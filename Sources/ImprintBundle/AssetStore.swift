@@ -187,6 +187,6 @@ public struct AssetStore: Sendable {
         guard POSIX.isRegularFile(file) else {
             throw BundleError(.notFound, "no asset \(id.hex)", path: file)
         }
-        return try POSIX.open(file, O_RDONLY)
+        return try POSIX.open(file, O_RDONLY | O_NOFOLLOW)
     }
 }
