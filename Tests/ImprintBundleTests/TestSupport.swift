@@ -102,3 +102,10 @@ func completeLines(_ data: Data) -> [String] {
     lines.removeLast() // after the last "\n": empty or a partial line
     return lines
 }
+
+enum ChangeHashCheck {
+    /// Whether a helper-written record's bytes hash to its recorded hash.
+    static func matches(_ record: ChangeRecord) -> Bool {
+        record.hash.bytes == sha256(record.bytes)
+    }
+}
