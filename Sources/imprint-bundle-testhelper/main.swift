@@ -4,11 +4,14 @@
 //   imprint-bundle-testhelper append-until-killed <log> <lock> <tag> <chunk>
 //       continues the log's sequence of <tag> records forever, printing "saved N" (N = records
 //       of <tag> now durable) after each append returns; writes in pieces of <chunk> bytes.
+//   imprint-bundle-testhelper compact-loop <log> <lock> <snapshot> <stop-file>
+//       until <stop-file> exists: folds every record of the log into the snapshot (written
+//       under the lock), then rewrites the log without them; prints "compactions N" at the end.
 //   imprint-bundle-testhelper hold-lock <lock>
 //       takes the lock, prints "locked", then sleeps until killed.
-//   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk> <start-file>
+//   imprint-bundle-testhelper hammer <log> <lock> <tag> <count> <chunk> <start-file> [<pause-us>]
 //       waits until <start-file> exists (so several copies start together), appends records
-//       <tag>:0..<count-1>, then prints "done <count>".
+//       <tag>:0..<count-1> (pausing <pause-us> microseconds after each), then prints "done <count>".
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -79,12 +82,33 @@ do {
             index += batch
             say("saved \(index)")
         }
+    case "compact-loop" where args.count == 6:
+        let (log, lockPath, snapshotPath, stopFile) = (args[2], args[3], args[4], args[5])
+        let lock = BundleLock(path: lockPath)
+        let writer = try ChangeLogWriter(path: log, lock: lock)
+        var covered: [ChangeHash] = []
+        var coveredSet = Set<ChangeHash>()
+        var compactions = 0
+        while access(stopFile, F_OK) != 0 {
+            // Read by path, as a real compaction does after loading the bundle.
+            let fresh = try ChangeLogReader.read(at: log).records.filter { !coveredSet.contains($0.hash) }
+            if !fresh.isEmpty {
+                for record in fresh where coveredSet.insert(record.hash).inserted { covered.append(record.hash) }
+                let snapshot = SnapshotFile(coveredChanges: covered, snapshot: Array("folded \(covered.count)".utf8))
+                try lock.withLock { try snapshot.write(to: snapshotPath) }
+                try writer.rewrite { !coveredSet.contains($0.hash) }
+                compactions += 1
+            }
+            usleep(2000)
+        }
+        say("compactions \(compactions)")
     case "hold-lock" where args.count == 3:
         let held = try BundleLock(path: args[2]).acquire()
         say("locked")
         while true { sleep(60) }
         held.release()
-    case "hammer" where args.count == 8:
+    case "hammer" where args.count == 8 || args.count == 9:
+        let pause = args.count == 9 ? UInt32(args[8]) ?? 0 : 0
         let (log, lock, tag) = (args[2], args[3], args[4])
         guard let count = Int(args[5]), let chunk = Int(args[6]) else { fail("bad count or chunk") }
         let deadline = time(nil) + 30
@@ -95,6 +119,7 @@ do {
         let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
         for index in 0..<count {
             try writer.append(makeRecord(tag: tag, index: index))
+            if pause > 0 { usleep(pause) }
         }
         say("done \(count)")
     default:

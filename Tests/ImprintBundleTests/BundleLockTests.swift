@@ -74,4 +74,36 @@ import Testing
         let switches = zip(order, order.dropFirst()).filter { $0 != $1 }.count
         #expect(switches > 2)
     }
+
+    /// One process appends while another (same device, e.g. `imprint watch`) keeps compacting
+    /// the log into a snapshot and rewriting it. The appender must follow each rewritten file,
+    /// and every record must end up in the log or the snapshot.
+    @Test func appendsSurviveConcurrentCompactionByAnotherProcess() throws {
+        let dir = TemporaryDirectory("compact")
+        let log = dir.file("d.log"), lock = dir.file("d.lock"), snapshot = dir.file("d.snapshot")
+        let go = dir.file("go"), stop = dir.file("stop")
+        let count = 200
+        let compactor = try startHelper(["compact-loop", log, lock, snapshot, stop])
+        let appender = try startHelper(["hammer", log, lock, "c", String(count), "4096", go, "3000"])
+        try writeFile(go, [])
+        appender.0.waitUntilExit()
+        #expect(appender.0.terminationStatus == 0)
+        usleep(20_000)
+        try writeFile(stop, [])
+        compactor.0.waitUntilExit()
+        #expect(compactor.0.terminationStatus == 0)
+        let summary = completeLines(compactor.1.fileHandleForReading.readDataToEndOfFile())
+        let compactions = summary.first.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        print("compaction race: \(compactions) compactions while appending \(count) records")
+        #expect(compactions > 1, "the compactor never raced the appender")
+
+        let contents = try ChangeLogReader.read(at: log)
+        #expect(contents.tail == .clean)
+        let folded = try SnapshotFile.read(at: snapshot)
+        let present = Set(contents.records.map(\.hash)).union(folded.coveredChanges)
+        let expected = (0..<count).map { helperRecord(tag: "c", index: $0).hash }
+        let missing = expected.filter { !present.contains($0) }.count
+        #expect(missing == 0, "\(missing) of \(count) records are in neither the log nor the snapshot")
+        #expect(contents.records.allSatisfy { ChangeHashCheck.matches($0) })
+    }
 }
