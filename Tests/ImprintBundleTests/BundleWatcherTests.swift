@@ -19,21 +19,30 @@ import Testing
         return watcher
     }
 
-    /// Runs `change` on another thread after a short delay, and waits for the watcher.
+    /// Runs `change` on another thread after a short delay and waits for the watcher; returns
+    /// the fingerprint once the change is complete, so the next step starts from a quiet bundle.
     func expectWake(_ watcher: BundleWatcher, since fingerprint: BundleFingerprint, _ label: String,
                     change: @escaping @Sendable () throws -> Void) throws -> BundleFingerprint {
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedBox<String?>(nil)
+        let changeStarted = LockedBox<ContinuousClock.Instant?>(nil)
         let thread = Thread {
             usleep(100_000)
-            try! change()
+            changeStarted.set(ContinuousClock.now)
+            do { try change() } catch { failure.set("\(error)") }
+            done.signal()
         }
         thread.start()
-        let clock = ContinuousClock()
-        let start = clock.now
         let next = try watcher.waitForChange(since: fingerprint, timeout: .seconds(5))
+        let wokeAt = ContinuousClock.now
+        done.wait()
+        #expect(failure.get() == nil, "\(label): the change itself failed")
         #expect(next != nil, "\(label): no wake-up")
-        #expect(clock.now - start < .seconds(3), "\(label): woke too late")
-        usleep(50_000) // let the writer thread finish before the next step
-        return try next ?? watcher.fingerprint()
+        if let started = changeStarted.get() {
+            #expect(wokeAt >= started, "\(label): woke before the change")
+            #expect(wokeAt - started < .seconds(3), "\(label): woke too late")
+        }
+        return try watcher.fingerprint()
     }
 
     @Test(arguments: mechanisms)
@@ -65,4 +74,13 @@ import Testing
             try BundleMetadata(documentID: "w", title: "new", created: Date(timeIntervalSince1970: 0)).write(to: root + "/metadata.json")
         }
     }
+}
+
+/// A value shared with a helper thread.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
 }
