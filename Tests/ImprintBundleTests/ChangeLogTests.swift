@@ -194,12 +194,13 @@ import Testing
         let dir = TemporaryDirectory()
         let a = try makeWriter(dir)
         let b = try makeWriter(dir)
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for (writer, tag) in [(a, "a"), (b, "b")] {
                 group.addTask {
-                    for i in 0..<100 { try! writer.append(record("\(tag)\(i)")) }
+                    for i in 0..<100 { try writer.append(record("\(tag)\(i)")) }
                 }
             }
+            try await group.waitForAll()
         }
         let contents = try ChangeLogReader.read(at: dir.file("d.log"))
         #expect(contents.tail == .clean)
