@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Crypto
+import Foundation
 
 /// Content-addressed asset files: `assets/<sha256 hex>`.
 ///
@@ -47,6 +48,18 @@ public struct AssetStore: Sendable {
     @discardableResult
     public func add(readingFrom fd: Int32, sourceName: String = "<descriptor>") throws -> AssetID {
         try add { buffer in try POSIX.read(fd, buffer, path: sourceName) }
+    }
+
+    /// Adds everything readable from `handle` until end of file (streamed). Does not close it.
+    @discardableResult
+    public func add(from handle: FileHandle) throws -> AssetID {
+        try add(readingFrom: handle.fileDescriptor, sourceName: "<file handle>")
+    }
+
+    /// Adds the file at `url` (streamed).
+    @discardableResult
+    public func add(contentsOf url: URL) throws -> AssetID {
+        try add(contentsOf: url.path)
     }
 
     /// Adds bytes already in memory.
@@ -105,6 +118,13 @@ public struct AssetStore: Sendable {
 
     /// Where the asset with `id` lives (whether or not it exists).
     public func path(of id: AssetID) -> String { directory + "/" + id.hex }
+
+    /// The asset's file as a URL, for APIs that want one (open it read-only; never modify it).
+    public func url(of id: AssetID) throws -> URL {
+        let file = path(of: id)
+        guard POSIX.isRegularFile(file) else { throw BundleError(.notFound, "no asset \(id.hex)", path: file) }
+        return URL(fileURLWithPath: file)
+    }
 
     public func contains(_ id: AssetID) -> Bool { POSIX.isRegularFile(path(of: id)) }
 

@@ -90,6 +90,10 @@ import Testing
         #expect(largestChunkOut <= chunk)
         try store.export(id, to: dir.file("copy.bin"))
         #expect(try store.add(contentsOf: dir.file("copy.bin")) == id)
+        let handle = try FileHandle(forReadingFrom: try store.url(of: id))
+        defer { try? handle.close() }
+        #expect(try store.add(from: handle) == id)
+        #expect(try store.list().map(\.id) == [id])
         let growth = peakResidentBytes() - before
         print("asset streaming: 96 MiB in and out, peak RSS grew by \(growth >> 20) MiB")
         #expect(growth < 48 << 20, "peak memory grew by \(growth) bytes for a \(total)-byte asset")
