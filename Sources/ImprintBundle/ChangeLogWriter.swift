@@ -28,14 +28,15 @@ public final class ChangeLogWriter: @unchecked Sendable {
     private var knownEnd: Int64 = 0
 
     /// Opens (creating if needed) the log at `path`, guarded by `lock`. The containing
-    /// directory must exist.
+    /// directory must exist. `maxPayloadLength` can only lower the format's 64 MiB frame limit.
     public init(path: String, lock: BundleLock,
                 maxPayloadLength: Int = ChangeLogFormat.defaultMaxPayloadLength,
                 maxBytesPerWrite: Int = Int.max) throws {
         self.path = path
         self.maxBytesPerWrite = max(1, maxBytesPerWrite)
         self.lock = lock
-        self.maxPayloadLength = maxPayloadLength
+        // Never write a frame that a reader with the default limit would refuse.
+        self.maxPayloadLength = min(maxPayloadLength, ChangeLogFormat.defaultMaxPayloadLength)
         try lock.withLock { try reopenIfReplaced() }
     }
 
