@@ -5,6 +5,12 @@ enum ArchiveEntryPath {
     /// Refuses absolute paths, drive letters, backslashes, `..` anywhere, empty names and
     /// paths above the length or depth limit. `.` components and a leading `./` are dropped.
     static func components(of raw: String, limits: ArchiveLimits) throws -> [String] {
+        try components(of: raw, limits: limits, allowRoot: false)
+    }
+
+    /// Same, but with `allowRoot` a path naming the root itself (`.`, `./`) gives `[]`: the
+    /// directory entry `tar -C bundle -cf x .` writes first.
+    static func components(of raw: String, limits: ArchiveLimits, allowRoot: Bool) throws -> [String] {
         func escape(_ why: String) -> BundleError {
             BundleError(.archivePathEscape, "entry \"\(raw.prefix(200))\": \(why)")
         }
@@ -23,6 +29,7 @@ enum ArchiveEntryPath {
             guard part.utf8.count <= 255 else { throw escape("component longer than 255 bytes") }
             parts.append(String(part))
         }
+        if parts.isEmpty, allowRoot, !raw.isEmpty { return [] }
         guard !parts.isEmpty else { throw escape("empty path") }
         guard parts.count <= limits.maxDepth else { throw escape("deeper than \(limits.maxDepth) levels") }
         return parts

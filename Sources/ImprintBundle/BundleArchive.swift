@@ -173,10 +173,12 @@ public enum BundleArchive {
                 throw BundleError(.archivePathEscape, "entry without a readable path", path: archivePath)
             }
             let raw = String(cString: rawPointer)
-            let parts = try ArchiveEntryPath.components(of: raw, limits: limits)
+            let type = UInt32(archive_entry_filetype(entry)) & typeMask
+            let isPlainDirectory = type == typeDirectory && archive_entry_hardlink(entry) == nil
+            let parts = try ArchiveEntryPath.components(of: raw, limits: limits, allowRoot: isPlainDirectory)
+            if parts.isEmpty { continue } // "./": the root directory itself
             let relative = parts.joined(separator: "/")
             let target = staging + "/" + relative
-            let type = UInt32(archive_entry_filetype(entry)) & typeMask
 
             if let hardlinkPointer = archive_entry_hardlink(entry) {
                 let linkRaw = String(cString: hardlinkPointer)

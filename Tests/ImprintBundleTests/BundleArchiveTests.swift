@@ -219,6 +219,25 @@ func craftArchive(_ path: String, _ entries: [CraftedEntry], format: CraftedForm
         #expect(ArchiveEntryPath.linkTargetEscapes(entry: ["l"], target: "/etc"))
     }
 
+    @Test func archivesMadeByTarFromInsideTheBundleAreAccepted() throws {
+        // `tar -C paper.imprint -cf x .` writes "./" first and "./"-prefixed paths.
+        let dir = TemporaryDirectory("archive")
+        try craftArchive(dir.file("dot.tar.zst"), [
+            CraftedEntry(path: "./", type: 0o040000),
+            CraftedEntry(path: "./metadata.json", data: Array("{}".utf8)),
+            CraftedEntry(path: "./changes/", type: 0o040000),
+            CraftedEntry(path: "./changes/a.log", data: [1]),
+        ])
+        let result = try BundleArchive.unarchive(dir.file("dot.tar.zst"), to: dir.file("dot.imprint"))
+        #expect(result.files == 2)
+        #expect(try readFile(dir.file("dot.imprint/changes/a.log")) == [1])
+        // But a file may not claim the root.
+        try craftArchive(dir.file("rootfile.tar.zst"), [Self.metadataEntry, CraftedEntry(path: ".", data: [1])])
+        let error = #expect(throws: BundleError.self) { try BundleArchive.unarchive(dir.file("rootfile.tar.zst"), to: dir.file("r.imprint")) }
+        #expect(error?.isHostileOrCorrupt == true, "\(String(describing: error))")
+        #expect(!POSIX.exists(dir.file("r.imprint")))
+    }
+
     @Test func hardLinkInsideBecomesACopy() throws {
         let dir = TemporaryDirectory("archive")
         try craftArchive(dir.file("h.tar.zst"), [
