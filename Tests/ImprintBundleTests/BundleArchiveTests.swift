@@ -270,3 +270,34 @@ func craftArchive(_ path: String, _ entries: [CraftedEntry], format: CraftedForm
         #expect(try POSIX.listDirectory(dir.path).filter { $0.hasPrefix(".") } == [])
     }
 }
+
+/// Interoperability with GNU tar + zstd, when the machine has them (skipped, visibly, if not).
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tar")
+                    && FileManager.default.isExecutableFile(atPath: "/usr/bin/zstd")))
+struct BundleArchiveTarInteropTests {
+    func run(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test func gnuTarReadsOurArchivesAndWeReadGnuTars() throws {
+        let dir = TemporaryDirectory("interop")
+        let layout = BundleLayout(root: dir.file("paper.imprint"))
+        try layout.createDirectories()
+        try BundleMetadata(documentID: "i", title: "Interop", created: Date(timeIntervalSince1970: 0)).write(to: layout.metadataPath)
+        try ChangeLogWriter(path: layout.changeLogPath(for: DeviceID("a")), lock: layout.logLock(for: DeviceID("a"))).append(record("x"))
+
+        try BundleArchive.archive(bundleAt: layout.root, to: dir.file("ours.tar.zst"))
+        try FileManager.default.createDirectory(atPath: dir.file("by-tar"), withIntermediateDirectories: false)
+        #expect(try run(["--zstd", "-xf", dir.file("ours.tar.zst"), "-C", dir.file("by-tar")]) == 0)
+        #expect(try readFile(dir.file("by-tar/changes/a.log")) == readFile(layout.changeLogPath(for: DeviceID("a"))))
+
+        #expect(try run(["--zstd", "-cf", dir.file("theirs.tar.zst"), "-C", layout.root, "."]) == 0)
+        try BundleArchive.unarchive(dir.file("theirs.tar.zst"), to: dir.file("from-tar.imprint"))
+        #expect(try ChangeLogReader.read(at: dir.file("from-tar.imprint/changes/a.log")).records == [record("x")])
+    }
+}
