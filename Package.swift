@@ -38,6 +38,39 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT"]),
 
+        // MARK: Bundle
+        // `.imprint` bundles on disk: atomic files, per-device change logs, locks,
+        // metadata, assets, conflict copies, archives. Opaque bytes only: no CRDT dependency.
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        .target(
+            name: "ImprintBundle",
+            dependencies: [
+                "CArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Child process driven by ImprintBundleTests (crash and lock tests).
+        .executableTarget(
+            name: "imprint-bundle-testhelper",
+            dependencies: [
+                "ImprintBundle",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ImprintBundleTests",
+            dependencies: [
+                "ImprintBundle",
+                "CArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // MARK: End Bundle
+
         // MARK: Executables
         .executableTarget(
             name: "imprint",

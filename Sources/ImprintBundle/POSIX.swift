@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, errno-checked wrappers around the system calls the bundle layer needs.
+/// Every function retries on EINTR and throws `BundleError(.io)` with the path on failure.
+enum POSIX {
+    static func errorMessage(_ err: Int32) -> String {
+        String(cString: strerror(err))
+    }
+
+    static func ioError(_ what: String, path: String, err: Int32 = errno) -> BundleError {
+        let code: BundleError.Code = (err == ENOENT) ? .notFound : .io
+        return BundleError(code, "\(what): \(errorMessage(err))", path: path, errno: err)
+    }
+
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        while true {
+            let fd = Glibc_open(path, flags | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw ioError("open", path: path)
+        }
+    }
+
+    static func close(_ fd: Int32) {
+        _ = systemClose(fd)
+    }
+
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ioError("write", path: path)
+            }
+            offset += n
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        try bytes.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, offset: Int64, path: String) throws -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = systemPread(fd, buffer.baseAddress! + total, buffer.count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ioError("read", path: path)
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    /// Reads up to `buffer.count` bytes from the current position (0 at end of file).
+    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+        while true {
+            let n = systemRead(fd, buffer.baseAddress!, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ioError("read", path: path)
+            }
+            return n
+        }
+    }
+
+    static func fsync(_ fd: Int32, path: String) throws {
+        while systemFsync(fd) != 0 {
+            if errno == EINTR { continue }
+            throw ioError("fsync", path: path)
+        }
+    }
+
+    static func fileSize(_ fd: Int32, path: String) throws -> Int64 {
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw ioError("fstat", path: path) }
+        return Int64(st.st_size)
+    }
+
+    static func truncate(_ fd: Int32, to length: Int64, path: String) throws {
+        while ftruncate(fd, off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            throw ioError("ftruncate", path: path)
+        }
+    }
+
+    static func seek(_ fd: Int32, to offset: Int64, path: String) throws {
+        if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw ioError("lseek", path: path) }
+    }
+
+    /// fsync on a directory, so that a rename or create inside it is durable.
+    static func fsyncDirectory(_ path: String) throws {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        try fsync(fd, path: path)
+    }
+
+    static func rename(_ from: String, _ to: String) throws {
+        if systemRename(from, to) != 0 { throw ioError("rename to \(to)", path: from) }
+    }
+
+    static func unlink(_ path: String) throws {
+        if systemUnlink(path) != 0 { throw ioError("unlink", path: path) }
+    }
+
+    /// Creates a directory; succeeds if it already exists as a directory.
+    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
+        if mkdir(path, mode) == 0 { return }
+        let err = errno
+        if err == EEXIST, isDirectory(path) { return }
+        throw ioError("mkdir", path: path, err: err)
+    }
+
+    /// Creates `path` and every missing parent.
+    static func makeDirectories(_ path: String) throws {
+        if isDirectory(path) { return }
+        let parent = parentDirectory(of: path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        try makeDirectory(path)
+    }
+
+    static func lstatMode(_ path: String) -> mode_t? {
+        var st = stat()
+        if lstat(path, &st) != 0 { return nil }
+        return st.st_mode
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        if stat(path, &st) != 0 { return false }
+        return (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        guard let mode = lstatMode(path) else { return false }
+        return (mode & S_IFMT) == S_IFREG
+    }
+
+    static func exists(_ path: String) -> Bool {
+        lstatMode(path) != nil
+    }
+
+    /// Names in a directory, excluding `.` and `..`, sorted.
+    static func listDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw ioError("opendir", path: path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    static func lastComponent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Removes a file or a directory tree (does not follow symlinks).
+    static func removeTree(_ path: String) throws {
+        guard let mode = lstatMode(path) else { return }
+        if (mode & S_IFMT) == S_IFDIR {
+            for name in try listDirectory(path) {
+                try removeTree(path + "/" + name)
+            }
+            if rmdir(path) != 0 { throw ioError("rmdir", path: path) }
+        } else {
+            try unlink(path)
+        }
+    }
+
+    static func randomSuffix() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        return String(value, radix: 36)
+    }
+}
+
+// Unambiguous names for the libc functions that `POSIX` shadows.
+private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Darwin)
+    return Darwin.open(path, flags, mode)
+    #elseif canImport(Musl)
+    return Musl.open(path, flags, mode)
+    #else
+    return Glibc.open(path, flags, mode)
+    #endif
+}
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+private func systemPread(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int { pread(fd, p, n, o) }
+private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func systemRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
+private func systemUnlink(_ p: String) -> Int32 { unlink(p) }

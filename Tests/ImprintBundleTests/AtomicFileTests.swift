@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import ImprintBundle
+
+@Suite struct AtomicFileTests {
+    @Test func writesAndReplaces() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("a.json")
+        try AtomicFile.write(Array("one".utf8), to: path)
+        #expect(try readFile(path) == Array("one".utf8))
+        try AtomicFile.write(Array("two!".utf8), to: path)
+        #expect(try readFile(path) == Array("two!".utf8))
+        #expect(try POSIX.listDirectory(dir.path) == ["a.json"])
+    }
+
+    @Test func failedProducerLeavesOldContentAndNoTemporary() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("a.json")
+        try AtomicFile.write(Array("old".utf8), to: path)
+        #expect(throws: BundleError.self) {
+            try AtomicFile.write(to: path) { fd, temporary in
+                try POSIX.writeAll(fd, Array("half".utf8), path: temporary)
+                throw BundleError(.invalidArgument, "producer gave up")
+            }
+        }
+        #expect(try readFile(path) == Array("old".utf8))
+        #expect(try POSIX.listDirectory(dir.path) == ["a.json"])
+    }
+
+    @Test func staleTemporariesAreRecognisedAndRemoved() throws {
+        let dir = TemporaryDirectory()
+        let stale = AtomicFile.temporaryPath(for: dir.file("metadata.json"))
+        try writeFile(stale, [1, 2, 3])
+        try writeFile(dir.file("keep.txt"), [1])
+        #expect(AtomicFile.isTemporaryName(POSIX.lastComponent(of: stale)))
+        #expect(!AtomicFile.isTemporaryName("metadata.json"))
+        // Too young to be stale under an age guard; removed without one.
+        #expect(try AtomicFile.removeStaleTemporaries(in: dir.path, olderThan: .seconds(3600)) == 0)
+        var old = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, stale, &old, 0) == 0)
+        #expect(try AtomicFile.removeStaleTemporaries(in: dir.path, olderThan: .seconds(3600)) == 1)
+        try writeFile(stale, [4])
+        #expect(try AtomicFile.removeStaleTemporaries(in: dir.path) == 1)
+        #expect(try POSIX.listDirectory(dir.path) == ["keep.txt"])
+    }
+
+    @Test func readRefusesFilesOverTheLimit() throws {
+        let dir = TemporaryDirectory()
+        try writeFile(dir.file("big"), [UInt8](repeating: 1, count: 100))
+        let error = #expect(throws: BundleError.self) { try AtomicFile.read(dir.file("big"), limit: 99) }
+        #expect(error?.code == .tooLarge)
+        let missing = #expect(throws: BundleError.self) { try AtomicFile.read(dir.file("nope")) }
+        #expect(missing?.code == .notFound)
+    }
+}

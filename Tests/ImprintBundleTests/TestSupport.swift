@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+import Foundation
+import ImprintBundle
+
+/// A fresh directory under the system temp dir, removed when the value is deinitialised.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+
+    init(_ label: String = "bundle") {
+        var template = Array("\(NSTemporaryDirectory())/imprint-\(label)-XXXXXX".utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(result != nil, "mkdtemp failed")
+        path = String(cString: result!).replacingOccurrences(of: "//", with: "/")
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// SplitMix64: small, seedable, deterministic.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The seed for randomised tests: `IMPRINT_TEST_SEED` if set, else `fallback`. Printed so a
+/// failure can be replayed.
+func testSeed(_ name: String, fallback: UInt64) -> UInt64 {
+    let seed = ProcessInfo.processInfo.environment["IMPRINT_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
+    print("\(name): seed \(seed) (replay with IMPRINT_TEST_SEED=\(seed))")
+    return seed
+}
+
+func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+
+func record(_ text: String) -> ChangeRecord {
+    let bytes = Array(text.utf8)
+    return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
+}
+
+/// Same generator as imprint-bundle-testhelper's `makeRecord`.
+func helperRecord(tag: String, index: Int) -> ChangeRecord {
+    var bytes = Array("\(tag):\(index):".utf8)
+    var length = (index &* 7919) % 3000 + (index % 3 == 0 ? 16_000 : 0)
+    if index % 37 == 5 { length += 100_000 }
+    bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
+    return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
+}
+
+func readFile(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// The helper executable built next to the test bundle.
+func helperExecutable() throws -> String {
+    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    var directory = (exe as NSString).deletingLastPathComponent
+    // Swift Testing may run inside an .xctest bundle directory on some layouts.
+    for _ in 0..<3 {
+        let candidate = directory + "/imprint-bundle-testhelper"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        directory = (directory as NSString).deletingLastPathComponent
+    }
+    throw BundleError(.notFound, "imprint-bundle-testhelper not built next to \(exe); run `swift build --build-tests` first")
+}
+
+/// Starts `helper args...` with stdout to a pipe.
+func startHelper(_ arguments: [String]) throws -> (Process, Pipe) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try helperExecutable())
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.standardError
+    try process.run()
+    return (process, out)
+}
+
+/// Complete lines (ending in "\n") of `data`; a partial last line is dropped.
+func completeLines(_ data: Data) -> [String] {
+    let text = String(decoding: data, as: UTF8.self)
+    var lines = text.components(separatedBy: "\n")
+    lines.removeLast() // after the last "\n": empty or a partial line
+    return lines
+}
+
+enum ChangeHashCheck {
+    /// Whether a helper-written record's bytes hash to its recorded hash.
+    static func matches(_ record: ChangeRecord) -> Bool {
+        record.hash.bytes == sha256(record.bytes)
+    }
+}
