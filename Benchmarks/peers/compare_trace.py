@@ -39,7 +39,8 @@ def run_json(cmd):
         return None, "no JSON on stdout"
 
 
-def run_imprint(trace, runs, binary, build):
+def run_imprint(cmd_args, binary, build):
+    """Run `imprint-bench <cmd_args> --json`, building it first if missing."""
     if not os.access(binary, os.X_OK):
         if not build:
             return None, f"{binary} not found (--no-build)"
@@ -47,9 +48,9 @@ def run_imprint(trace, runs, binary, build):
         b = subprocess.run(["swift", "build", "-c", "release", "--product", "imprint-bench"], cwd=ROOT)
         if b.returncode != 0 or not os.access(binary, os.X_OK):
             return None, "swift build of imprint-bench failed"
-    res, err = run_json([binary, "trace", trace, "--runs", str(runs), "--json"])
+    res, err = run_json([binary, *cmd_args, "--json"])
     if err:
-        return None, f"`imprint-bench trace` unavailable or failed: {err}"
+        return None, f"`imprint-bench {cmd_args[0]}` unavailable or failed: {err}"
     return res, None
 
 
@@ -93,7 +94,7 @@ def main():
     trace = os.path.abspath(args.trace)
 
     notes = []
-    imprint, err = run_imprint(trace, args.runs, args.imprint_bench, not args.no_build)
+    imprint, err = run_imprint(["trace", trace, "--runs", str(args.runs)], args.imprint_bench, not args.no_build)
     if err:
         notes.append(f"imprint: {err}; showing peers only")
     py = venv_python()
