@@ -80,19 +80,8 @@ def rows(results):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("trace")
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
-    ap.add_argument("--no-build", action="store_true", help="do not build imprint-bench if missing")
-    ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of loro,yrs")
-    fmt_group = ap.add_mutually_exclusive_group()
-    fmt_group.add_argument("--json", action="store_true")
-    fmt_group.add_argument("--markdown", action="store_true")
-    args = ap.parse_args()
+def measure(args):
     trace = os.path.abspath(args.trace)
-
     notes = []
     imprint, err = run_imprint(["trace", trace, "--runs", str(args.runs)], args.imprint_bench, not args.no_build)
     if err:
@@ -105,38 +94,65 @@ def main():
         if perr:
             notes.append(f"{peer}: {perr}")
         results[peer] = res
-    expected = next((r["expected_sha256"] for r in results.values() if r and "expected_sha256" in r), None)
-    results["expected_sha256"] = expected
-    meta = {
+    return {
         "trace": os.path.basename(trace).split(".json")[0],
         "runs": args.runs,
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}",
         "versions": {p: (results.get(p) or {}).get("peer_version") for p in PEERS},
         "notes": notes,
+        "results": results,
     }
-    if args.json:
-        print(json.dumps({**meta, "results": {k: v for k, v in results.items() if k != "expected_sha256"}}))
-        return
+
+
+def render(meta, markdown):
+    results = dict(meta["results"])
+    results["expected_sha256"] = next(
+        (r["expected_sha256"] for r in results.values() if r and "expected_sha256" in r), None)
     header = ["metric", "imprint", "loro", "yrs", "imprint/loro", "imprint/yrs"]
     table = rows(results)
-    title = (f"{meta['trace']} — medians of {args.runs} runs, {meta['date_utc']}, {meta['machine']}; "
+    title = (f"{meta['trace']} — medians of {meta['runs']} runs, {meta['date_utc']}, {meta['machine']}; "
              f"loro {meta['versions']['loro']}, pycrdt {meta['versions']['yrs']}")
-    if args.markdown:
+    if markdown:
         print(f"**{title}**\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
         for r in table:
             print("| " + " | ".join(r) + " |")
-        for n in notes:
+        for n in meta["notes"]:
             print(f"\n> note: {n}")
     else:
         print(title)
         widths = [max(len(str(r[i])) for r in [header] + table) for i in range(len(header))]
         for r in [header] + table:
             print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-        for n in notes:
+        for n in meta["notes"]:
             print(f"note: {n}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("trace", nargs="?")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
+    ap.add_argument("--no-build", action="store_true", help="do not build imprint-bench if missing")
+    ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of loro,yrs")
+    ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
+    fmt_group = ap.add_mutually_exclusive_group()
+    fmt_group.add_argument("--json", action="store_true")
+    fmt_group.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            meta = json.load(f)
+    elif args.trace:
+        meta = measure(args)
+    else:
+        ap.error("give a trace (or --from-json FILE)")
+    if args.json:
+        print(json.dumps(meta))
+    else:
+        render(meta, args.markdown)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import gzip
 import hashlib
 import json
 import os
+import random
 import resource
 import shutil
 import statistics
@@ -100,10 +101,9 @@ class LoroPeer:
         self.m = loro
         self.version = loro.LORO_VERSION
 
-    def new(self, agent=None):
+    def new(self, actor):
         doc = self.m.LoroDoc()
-        if agent is not None:
-            doc.peer_id = agent + 1
+        doc.peer_id = actor_id(actor, 64)
         return doc
 
     def text(self, doc):
@@ -148,8 +148,8 @@ class YrsPeer:
         self.m = pycrdt
         self.version = version("pycrdt")
 
-    def new(self, agent=None):
-        return self.m.Doc(client_id=None if agent is None else agent + 1)
+    def new(self, actor):
+        return self.m.Doc(client_id=actor_id(actor, 53))
 
     def text(self, doc):
         return doc.get("text", type=self.m.Text)
@@ -186,6 +186,16 @@ class YrsPeer:
 
 
 PEERS = {"loro": LoroPeer, "yrs": YrsPeer}
+# Actors: WRITER writes a sequential trace, WRITER + k is agent slot k of a
+# concurrent trace, READER only imports. Each maps to a fixed pseudo-random id
+# of the library's default size (Loro peer ids: 64 bits; pycrdt client ids: 53
+# bits), so sizes are deterministic yet realistic: Yrs encodes the client id
+# per block, and tiny ids would shrink its updates (~2x on sveltecomponent).
+WRITER, READER = 1, 1000
+
+
+def actor_id(actor, bits):
+    return random.Random(actor).getrandbits(bits)
 
 
 def plan_concurrent(txns):
@@ -217,7 +227,7 @@ def plan_concurrent(txns):
 
 
 def replay_sequential(peer, txns):
-    doc = peer.new()
+    doc = peer.new(WRITER)
     text = peer.text(doc)
     for patches in txns:
         peer.apply(doc, text, patches)
@@ -225,7 +235,7 @@ def replay_sequential(peer, txns):
 
 
 def replay_concurrent(peer, txns, agents, plan):
-    docs = [peer.new(agent) for agent in agents]
+    docs = [peer.new(WRITER + k) for k in range(len(agents))]
     texts = [peer.text(d) for d in docs]
     updates = []
     for patches, (a, missing) in zip(txns, plan):
@@ -235,7 +245,7 @@ def replay_concurrent(peer, txns, agents, plan):
         mark = peer.mark(doc)
         peer.apply(doc, texts[a], patches)
         updates.append(peer.since(doc, mark))
-    merged = peer.new()
+    merged = peer.new(READER)
     peer.import_many(merged, updates)
     return merged, peer.read(merged)
 
@@ -298,12 +308,12 @@ def main():
         del doc, text
 
         def merge():
-            d = peer.new()
+            d = peer.new(READER)
             peer.import_(d, history)
             return peer.read(d)
 
         def load():
-            d = peer.new()
+            d = peer.new(READER)
             peer.import_(d, saved)
             return peer.read(d)
 
