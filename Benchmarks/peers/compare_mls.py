@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Compare `imprint-bench mls --members N` with the same workload on AWS mls-rs.
+
+Runs imprint-bench (built if missing, unless --no-build) and then
+mls_peer_bench.py in .venv-peers, one after the other, and prints both with
+ratios (imprint / mls-rs). Lower is better for *_ms and *_bytes, higher for
+*_per_s.
+"""
+import argparse
+import datetime
+import json
+import os
+
+from compare_trace import HERE, ROOT, fmt, ratio, run_imprint, run_json, venv_python
+
+METRICS = ("commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes", "encrypt_per_s", "decrypt_per_s")
+
+
+def measure(args):
+    notes = []
+    imprint, err = run_imprint(["mls", "--members", str(args.members)], args.imprint_bench, not args.no_build)
+    if err:
+        notes.append(f"imprint: {err}; showing mls-rs only")
+    peer, perr = run_json([venv_python(), os.path.join(HERE, "mls_peer_bench.py"),
+                           "--members", str(args.members), "--runs", str(args.runs), "--json"])
+    if perr:
+        notes.append(f"mls-rs: {perr}")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return {"members": args.members, "date_utc": date, "notes": notes,
+            "results": {"imprint": imprint, "mls-rs": peer}}
+
+
+def render(meta, markdown):
+    imprint, peer = meta["results"]["imprint"] or {}, meta["results"]["mls-rs"] or {}
+    header = ["metric", "imprint", "mls-rs", "imprint/mls-rs"]
+    table = [[m, fmt(imprint.get(m)), fmt(peer.get(m)), ratio(imprint.get(m), peer.get(m))] for m in METRICS]
+    title = (f"MLS, {meta['members']} members added in one commit, suite 1 — {meta['date_utc']}; "
+             f"{peer.get('peer_version', 'mls-rs')}, medians of {peer.get('runs', '?')} runs")
+    if markdown:
+        print(f"**{title}**\n\n| " + " | ".join(header) + " |\n|---|---:|---:|---:|")
+        for r in table:
+            print("| " + " | ".join(r) + " |")
+        for n in meta["notes"]:
+            print(f"\n> note: {n}")
+    else:
+        print(title)
+        widths = [max(len(r[i]) for r in [header] + table) for i in range(len(header))]
+        for r in [header] + table:
+            print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        for n in meta["notes"]:
+            print(f"note: {n}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--members", type=int)
+    ap.add_argument("--runs", type=int, default=3, help="mls-rs runs (median)")
+    ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
+    fmt_group = ap.add_mutually_exclusive_group()
+    fmt_group.add_argument("--json", action="store_true")
+    fmt_group.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            meta = json.load(f)
+    elif args.members:
+        meta = measure(args)
+    else:
+        ap.error("give --members N (or --from-json FILE)")
+    if args.json:
+        print(json.dumps(meta))
+    else:
+        render(meta, args.markdown)
+
+
+if __name__ == "__main__":
+    main()
