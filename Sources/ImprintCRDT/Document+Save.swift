@@ -20,6 +20,7 @@ extension Document {
     /// Loads a document saved by ``save()``, optionally followed by incremental chunks.
     /// Corrupt, truncated or hostile bytes throw ``CRDTError``.
     public static func load(_ bytes: [UInt8], actor: ActorID = .random()) throws -> Document {
+        guard !bytes.isEmpty else { throw CRDTError(.truncated, "no data") }
         let (docBytes, chunks) = try IncrementalFormat.split(bytes)
         let doc = Document(actor: actor)
         if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d)) }

@@ -26,7 +26,7 @@ import Testing
     }
 
     static func runCase(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
+        var rng = SeededRNG(seed: seed)
         let n = Int.random(in: 3...5, using: &rng)
         let replicas = (0..<n).map { i in Document(actor: ActorID(bytes: [UInt8(i + 1), UInt8.random(in: 0...255, using: &rng)])!) }
         // Tiny leaves, so small documents still span many leaves and exercise leaf splits.

@@ -1,0 +1,139 @@
+import Testing
+@testable import ImprintCRDT
+
+/// Truncated, bit-flipped and random inputs to every decoder: each must return or throw
+/// `CRDTError`, never crash, and a document that does load must stay usable.
+@Suite struct DecoderFuzzTests {
+    static func sampleDocument(seed: UInt64) throws -> Document {
+        var rng = SeededRNG(seed: seed)
+        let a = Document(actor: ActorID(hex: "a1a1")!)
+        let b = Document(actor: ActorID(hex: "b2b2")!)
+        let (t, l, m) = try a.change { tx in
+            (try tx.put(.root, "t", .text)!, try tx.put(.root, "l", .list)!, try tx.put(.root, "m", .map)!)
+        }
+        try b.apply(a.allChanges())
+        for d in [a, b] {
+            for i in 0..<12 {
+                try d.change { tx in
+                    let len = try d.length(t)
+                    try tx.splice(t, at: Int.random(in: 0...len, using: &rng), insert: ["ab", "é", "😀x", "z"][i % 4])
+                    if len > 2 { try tx.splice(t, at: 1, delete: 1) }
+                    try tx.insert(l, at: 0, .scalar(.double(Double(i))))
+                    try tx.put(m, "k\(i % 3)", .scalar(.bytes([UInt8(i)])))
+                    try tx.put(.root, "c", .scalar(.counter(Int64(i))))
+                }
+            }
+        }
+        try a.apply(b.allChanges())
+        return a
+    }
+
+    /// Uses whatever loaded, to make sure no later call trips over inconsistent state.
+    static func exercise(_ d: Document) {
+        _ = try? d.jsonValue()
+        _ = d.save()
+        for k in (try? d.keys(.root)) ?? [] { _ = try? d.get(.root, k) }
+    }
+
+    @Test func truncatedDocumentsThrow() throws {
+        let bytes = try Self.sampleDocument(seed: 1).save()
+        for n in 0..<bytes.count {
+            #expect(throws: CRDTError.self, "prefix \(n) of \(bytes.count)") { try Document.load(Array(bytes.prefix(n))) }
+        }
+    }
+
+    @Test func bitFlipsAreCaughtByTheChecksum() throws {
+        let bytes = try Self.sampleDocument(seed: 2).save()
+        var rng = SeededRNG(seed: 0xF11F)
+        for _ in 0..<500 {
+            var m = bytes
+            let i = Int.random(in: 0..<m.count, using: &rng)
+            m[i] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+            #expect(throws: CRDTError.self, "flip at \(i)") { try Document.load(m) }
+        }
+    }
+
+    @Test func mutatedPayloadsBehindAValidChecksumNeverCrash() throws {
+        let seed: UInt64 = 0x5EED_0003
+        var rng = SeededRNG(seed: seed)
+        let doc = try Self.sampleDocument(seed: 3)
+        let payload = try DocumentFormat.unframe(doc.save())
+        var loaded = 0
+        for round in 0..<3000 {
+            var m = payload
+            switch round % 4 {
+            case 0:
+                let i = Int.random(in: 0..<m.count, using: &rng)
+                m[i] ^= UInt8.random(in: 1...255, using: &rng)
+            case 1:
+                m = Array(m.prefix(Int.random(in: 0..<m.count, using: &rng)))
+            case 2:
+                let i = Int.random(in: 0..<m.count, using: &rng)
+                m.insert(contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: i)
+            default:
+                for _ in 0..<4 {
+                    let i = Int.random(in: 0..<m.count, using: &rng)
+                    m[i] = [0x00, 0x7F, 0x80, 0xFF][Int.random(in: 0..<4, using: &rng)]
+                }
+            }
+            do {
+                let d = try Document.load(DocumentFormat.frame(m, compress: round % 2 == 0))
+                loaded += 1
+                Self.exercise(d)
+            } catch is CRDTError {
+            } catch {
+                Issue.record("seed \(seed) round \(round): untyped error \(error)")
+            }
+        }
+        #expect(loaded < 3000)
+    }
+
+    @Test func mutatedChangesNeverCrash() throws {
+        let seed: UInt64 = 0x5EED_0004
+        var rng = SeededRNG(seed: seed)
+        let doc = try Self.sampleDocument(seed: 4)
+        let changes = doc.allChanges()
+        for round in 0..<3000 {
+            var m = changes[round % changes.count].bytes
+            let i = Int.random(in: 0..<m.count, using: &rng)
+            if round % 3 == 0 {
+                m = Array(m.prefix(i))
+            } else {
+                m[i] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+            do {
+                let c = try Change(bytes: m)
+                let fresh = Document()
+                try? fresh.apply(changes.filter { $0.hash != changes[round % changes.count].hash })
+                try? fresh.apply(c)
+                Self.exercise(fresh)
+            } catch is CRDTError {
+            } catch {
+                Issue.record("seed \(seed) round \(round): untyped error \(error)")
+            }
+        }
+    }
+
+    @Test func randomBytesAreRejected() throws {
+        var rng = SeededRNG(seed: 0x5EED_0005)
+        for n in 0..<400 {
+            var bytes = (0..<(n % 97)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            if n % 3 == 0 && bytes.count >= 4 { bytes.replaceSubrange(0..<4, with: Array("IMPD".utf8)) }
+            if n % 3 == 1 && bytes.count >= 4 { bytes.replaceSubrange(0..<4, with: Array("IMPI".utf8)) }
+            #expect(throws: CRDTError.self) { try Document.load(bytes) }
+            #expect(throws: CRDTError.self) { try Change(bytes: bytes) }
+        }
+    }
+
+    @Test func hugeDeclaredSizesDoNotAllocate() throws {
+        // A header declaring a 1 GiB payload backed by a few bytes must fail fast.
+        var w = ByteWriter()
+        w.uleb(1 << 30)
+        w.uleb(4)
+        w.raw([0x28, 0xB5, 0x2F, 0xFD])
+        var framed = DocumentFormat.magic + [DocumentFormat.version, 1]
+        framed += SHA256Digest.of(w.bytes).prefix(8)
+        framed += w.bytes
+        #expect(throws: CRDTError.self) { try Document.load(framed) }
+    }
+}
