@@ -3,6 +3,9 @@ import Foundation
 
 /// An editing trace from `shared/traces` (the josephg/editing-traces format): a list of
 /// transactions of `[position, deleteCount, insertText]` patches, positions in code points.
+///
+/// Stored flat (one array per field) and parsed while the gzip stream inflates, so even
+/// the 16 MB `automerge-paper` trace costs a few MB of memory, not hundreds.
 public struct EditingTrace: Sendable {
     public struct Patch: Sendable {
         public var position: Int
@@ -10,21 +13,43 @@ public struct EditingTrace: Sendable {
         public var insert: String
     }
 
-    public struct Transaction: Sendable {
-        public var patches: [Patch]
-        /// Concurrent traces: indices of the transactions this one was made on top of.
-        public var parents: [Int]
-        /// Concurrent traces: which agent made it.
-        public var agent: Int
-    }
-
     public var name: String
     public var isConcurrent: Bool
     public var agentCount: Int
     public var endContent: String
-    public var transactions: [Transaction]
 
-    public var patchCount: Int { transactions.reduce(0) { $0 + $1.patches.count } }
+    var positions: [Int32] = []
+    var deletes: [Int32] = []
+    var inserts: [String] = []
+    /// Transaction t's patches are `patchStart[t] ..< patchStart[t+1]`.
+    var patchStart: [Int32] = [0]
+    var parentStart: [Int32] = [0]
+    var parentList: [Int32] = []
+    var agents: [Int32] = []
+
+    public var transactionCount: Int { patchStart.count - 1 }
+    public var patchCount: Int { positions.count }
+
+    /// The patches of transaction `t`, in order.
+    public func forEachPatch(of t: Int, _ body: (Int, Int, String) throws -> Void) rethrows {
+        for i in Int(patchStart[t])..<Int(patchStart[t + 1]) {
+            try body(Int(positions[i]), Int(deletes[i]), inserts[i])
+        }
+    }
+
+    public func patches(of t: Int) -> [Patch] {
+        (Int(patchStart[t])..<Int(patchStart[t + 1])).map {
+            Patch(position: Int(positions[$0]), deleteCount: Int(deletes[$0]), insert: inserts[$0])
+        }
+    }
+
+    /// Concurrent traces: the transactions `t` was made on top of.
+    public func parents(of t: Int) -> [Int] {
+        parentList[Int(parentStart[t])..<Int(parentStart[t + 1])].map { Int($0) }
+    }
+
+    /// Concurrent traces: the agent that made transaction `t`.
+    public func agent(of t: Int) -> Int { agents.isEmpty ? 0 : Int(agents[t]) }
 
     public struct LoadError: Error, CustomStringConvertible {
         public var description: String
@@ -32,63 +57,12 @@ public struct EditingTrace: Sendable {
 
     /// Reads a `.json` or `.json.gz` trace.
     public static func load(path: String) throws -> EditingTrace {
-        guard let raw = FileManager.default.contents(atPath: path) else {
-            throw LoadError(description: "cannot read \(path)")
-        }
-        let json = path.hasSuffix(".gz") ? try gunzip([UInt8](raw)) : [UInt8](raw)
-        guard let root = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-            let end = root["endContent"] as? String, let txns = root["txns"] as? [[String: Any]]
-        else { throw LoadError(description: "\(path) is not an editing trace") }
-        var out: [Transaction] = []
-        out.reserveCapacity(txns.count)
-        for t in txns {
-            guard let ps = t["patches"] as? [[Any]] else { throw LoadError(description: "bad patches") }
-            var patches: [Patch] = []
-            for p in ps {
-                guard p.count == 3, let pos = (p[0] as? NSNumber)?.intValue, let del = (p[1] as? NSNumber)?.intValue,
-                    let ins = p[2] as? String
-                else { throw LoadError(description: "bad patch") }
-                patches.append(Patch(position: pos, deleteCount: del, insert: ins))
-            }
-            let parents = (t["parents"] as? [NSNumber])?.map(\.intValue) ?? []
-            let agent = (t["agent"] as? NSNumber)?.intValue ?? 0
-            out.append(Transaction(patches: patches, parents: parents, agent: agent))
-        }
         let name = URL(fileURLWithPath: path).lastPathComponent.replacingOccurrences(of: ".json.gz", with: "")
             .replacingOccurrences(of: ".json", with: "")
-        return EditingTrace(
-            name: name, isConcurrent: (root["kind"] as? String) == "concurrent",
-            agentCount: (root["numAgents"] as? NSNumber)?.intValue ?? 1, endContent: end, transactions: out)
-    }
-
-    static func gunzip(_ input: [UInt8]) throws -> [UInt8] {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { stream.deallocate() }
-        guard inflateInit2_(stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw LoadError(description: "zlib init failed")
-        }
-        defer { inflateEnd(stream) }
-        let inBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, input.count))
-        defer { inBuf.deallocate() }
-        inBuf.initialize(from: input, count: input.count)
-        let chunkSize = 1 << 16
-        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-        defer { chunk.deallocate() }
-        stream.pointee.next_in = inBuf
-        stream.pointee.avail_in = uInt(input.count)
-        var out = [UInt8]()
-        var status: Int32 = Z_OK
-        while status == Z_OK {
-            stream.pointee.next_out = chunk
-            stream.pointee.avail_out = uInt(chunkSize)
-            status = inflate(stream, Z_NO_FLUSH)
-            let produced = chunkSize - Int(stream.pointee.avail_out)
-            out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: produced))
-            if status == Z_BUF_ERROR && produced > 0 { status = Z_OK }
-        }
-        guard status == Z_STREAM_END else { throw LoadError(description: "gzip data is corrupt") }
-        return out
+        guard let input = InputStream(fileAtPath: path) else { throw LoadError(description: "cannot read \(path)") }
+        let source = try ByteSource(input: input, gzip: path.hasSuffix(".gz"))
+        var parser = TraceParser(source: source)
+        return try parser.parseTrace(name: name)
     }
 
     /// `shared/traces` beside the repository (CI clones next to `shared/`).
@@ -100,5 +74,272 @@ public struct EditingTrace: Sendable {
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
         }
         return "../shared/traces"
+    }
+}
+
+/// Bytes from a file, inflated on the fly when gzipped.
+final class ByteSource {
+    private let input: InputStream
+    private let gzip: Bool
+    private var stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private let inBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+    private(set) var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private(set) var count = 0
+    var index = 0
+    private var finished = false
+
+    init(input: InputStream, gzip: Bool) throws {
+        self.input = input
+        self.gzip = gzip
+        input.open()
+        stream.initialize(to: z_stream())
+        if gzip {
+            guard inflateInit2_(stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                throw EditingTrace.LoadError(description: "zlib init failed")
+            }
+        }
+    }
+
+    deinit {
+        if gzip { inflateEnd(stream) }
+        stream.deallocate()
+        inBuf.deallocate()
+        input.close()
+    }
+
+    /// Refills `buffer`; returns false at the end of input.
+    func refill() throws -> Bool {
+        index = 0
+        count = 0
+        if finished { return false }
+        if !gzip {
+            count = buffer.withUnsafeMutableBufferPointer { input.read($0.baseAddress!, maxLength: $0.count) }
+            if count <= 0 { finished = true; count = 0 }
+            return count > 0
+        }
+        while count == 0 {
+            if stream.pointee.avail_in == 0 {
+                let n = input.read(inBuf, maxLength: 1 << 16)
+                if n < 0 { throw EditingTrace.LoadError(description: "read error") }
+                stream.pointee.next_in = inBuf
+                stream.pointee.avail_in = uInt(n)
+            }
+            let status: Int32 = buffer.withUnsafeMutableBufferPointer { out in
+                stream.pointee.next_out = out.baseAddress
+                stream.pointee.avail_out = uInt(out.count)
+                return inflate(stream, Z_NO_FLUSH)
+            }
+            count = buffer.count - Int(stream.pointee.avail_out)
+            if status == Z_STREAM_END {
+                finished = true
+                return count > 0
+            }
+            if status != Z_OK && !(status == Z_BUF_ERROR && count > 0) {
+                throw EditingTrace.LoadError(description: "gzip data is corrupt")
+            }
+        }
+        return true
+    }
+}
+
+/// A small pull parser for the trace JSON.
+struct TraceParser {
+    let source: ByteSource
+
+    struct Failure: Error {}
+
+    mutating func peek() throws -> UInt8 {
+        if source.index >= source.count {
+            guard try source.refill() else { throw EditingTrace.LoadError(description: "unexpected end of trace") }
+        }
+        return source.buffer[source.index]
+    }
+
+    mutating func next() throws -> UInt8 {
+        let b = try peek()
+        source.index += 1
+        return b
+    }
+
+    mutating func skipSpace() throws {
+        while true {
+            let b = try peek()
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { source.index += 1 } else { return }
+        }
+    }
+
+    mutating func expect(_ c: UInt8) throws {
+        try skipSpace()
+        guard try next() == c else { throw EditingTrace.LoadError(description: "malformed trace JSON") }
+    }
+
+    /// True and consumes `c` if it is next (after space).
+    mutating func take(_ c: UInt8) throws -> Bool {
+        try skipSpace()
+        if try peek() == c {
+            source.index += 1
+            return true
+        }
+        return false
+    }
+
+    mutating func string() throws -> String {
+        try expect(0x22)
+        var out: [UInt8] = []
+        while true {
+            let b = try next()
+            if b == 0x22 { break }
+            if b != 0x5C {
+                out.append(b)
+                continue
+            }
+            let e = try next()
+            switch e {
+            case 0x22, 0x5C, 0x2F: out.append(e)
+            case 0x62: out.append(8)
+            case 0x66: out.append(12)
+            case 0x6E: out.append(10)
+            case 0x72: out.append(13)
+            case 0x74: out.append(9)
+            case 0x75:
+                var v = try hex4()
+                if (0xD800..<0xDC00).contains(v) {
+                    guard try next() == 0x5C, try next() == 0x75 else { throw EditingTrace.LoadError(description: "bad surrogate") }
+                    let lo = try hex4()
+                    v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
+                }
+                guard let s = Unicode.Scalar(v) else { throw EditingTrace.LoadError(description: "bad escape") }
+                out.append(contentsOf: Array(String(Character(s)).utf8))
+            default: throw EditingTrace.LoadError(description: "bad escape")
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    mutating func hex4() throws -> UInt32 {
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = try next()
+            let d: UInt32
+            switch c {
+            case 48...57: d = UInt32(c - 48)
+            case 97...102: d = UInt32(c - 87)
+            case 65...70: d = UInt32(c - 55)
+            default: throw EditingTrace.LoadError(description: "bad hex")
+            }
+            v = v << 4 | d
+        }
+        return v
+    }
+
+    mutating func int() throws -> Int {
+        try skipSpace()
+        var neg = false
+        if try peek() == 0x2D {
+            neg = true
+            source.index += 1
+        }
+        var v = 0
+        var digits = 0
+        while true {
+            let b = try peek()
+            guard b >= 48 && b <= 57 else { break }
+            v = v * 10 + Int(b - 48)
+            digits += 1
+            source.index += 1
+        }
+        guard digits > 0 else { throw EditingTrace.LoadError(description: "expected a number") }
+        return neg ? -v : v
+    }
+
+    mutating func skipValue() throws {
+        try skipSpace()
+        switch try peek() {
+        case 0x22: _ = try string()
+        case 0x7B:
+            source.index += 1
+            if try take(0x7D) { return }
+            repeat {
+                _ = try string()
+                try expect(0x3A)
+                try skipValue()
+            } while try take(0x2C)
+            try expect(0x7D)
+        case 0x5B:
+            source.index += 1
+            if try take(0x5D) { return }
+            repeat { try skipValue() } while try take(0x2C)
+            try expect(0x5D)
+        default:
+            // number, true, false, null
+            while true {
+                let b = try peek()
+                if b == 0x2C || b == 0x7D || b == 0x5D || b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { return }
+                source.index += 1
+            }
+        }
+    }
+
+    /// Iterates `[ ... ]`, calling `body` before each element.
+    mutating func array(_ body: (inout TraceParser) throws -> Void) throws {
+        try expect(0x5B)
+        if try take(0x5D) { return }
+        repeat { try body(&self) } while try take(0x2C)
+        try expect(0x5D)
+    }
+
+    /// Iterates `{ ... }`, calling `body` with each key.
+    mutating func object(_ body: (inout TraceParser, String) throws -> Void) throws {
+        try expect(0x7B)
+        if try take(0x7D) { return }
+        repeat {
+            let key = try string()
+            try expect(0x3A)
+            try body(&self, key)
+        } while try take(0x2C)
+        try expect(0x7D)
+    }
+
+    mutating func parseTrace(name: String) throws -> EditingTrace {
+        var t = EditingTrace(name: name, isConcurrent: false, agentCount: 1, endContent: "")
+        try object { p, key in
+            switch key {
+            case "endContent": t.endContent = try p.string()
+            case "kind": t.isConcurrent = try p.string() == "concurrent"
+            case "numAgents": t.agentCount = try p.int()
+            case "txns":
+                try p.array { p in
+                    var sawAgent = false
+                    try p.object { p, k in
+                        switch k {
+                        case "patches":
+                            try p.array { p in
+                                try p.expect(0x5B)
+                                t.positions.append(Int32(try p.int()))
+                                try p.expect(0x2C)
+                                t.deletes.append(Int32(try p.int()))
+                                try p.expect(0x2C)
+                                t.inserts.append(try p.string())
+                                try p.expect(0x5D)
+                            }
+                        case "parents":
+                            try p.array { p in t.parentList.append(Int32(try p.int())) }
+                        case "agent":
+                            t.agents.append(Int32(try p.int()))
+                            sawAgent = true
+                        default:
+                            try p.skipValue()
+                        }
+                    }
+                    if !sawAgent && t.isConcurrent { t.agents.append(0) }
+                    t.patchStart.append(Int32(t.positions.count))
+                    t.parentStart.append(Int32(t.parentList.count))
+                }
+            default:
+                try p.skipValue()
+            }
+        }
+        if !t.isConcurrent { t.agents = [] }
+        return t
     }
 }

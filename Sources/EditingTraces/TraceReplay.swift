@@ -11,10 +11,10 @@ public enum TraceReplay {
     static func replaySequential(_ trace: EditingTrace) throws -> Document {
         let doc = Document(actor: ActorID.named("trace-author-0"))
         let text = try doc.change { tx in try tx.put(.root, "text", .text)! }
-        for txn in trace.transactions {
+        for t in 0..<trace.transactionCount {
             try doc.change { tx in
-                for p in txn.patches {
-                    try tx.splice(text, at: p.position, delete: p.deleteCount, insert: p.insert)
+                try trace.forEachPatch(of: t) { pos, del, ins in
+                    try tx.splice(text, at: pos, delete: del, insert: ins)
                 }
             }
         }
@@ -30,9 +30,9 @@ public enum TraceReplay {
         let base = root.allChanges()
         var replicas: [Int: Document] = [:]
         var applied: [Int: Set<Int>] = [:]
-        var changeOf: [Change?] = Array(repeating: nil, count: trace.transactions.count)
-        for (t, txn) in trace.transactions.enumerated() {
-            let agent = txn.agent
+        var changeOf: [Change?] = Array(repeating: nil, count: trace.transactionCount)
+        for t in 0..<trace.transactionCount {
+            let agent = trace.agent(of: t)
             if replicas[agent] == nil {
                 let d = Document(actor: ActorID.named("trace-agent-\(agent)"))
                 d.coalescesLocalChanges = false
@@ -44,20 +44,20 @@ public enum TraceReplay {
             // Transactions in the parents' history this replica has not seen, oldest first.
             var missing: [Int] = []
             var seen = applied[agent]!
-            var stack = txn.parents
+            var stack = trace.parents(of: t)
             var order: [Int] = []
             while let p = stack.popLast() {
                 if seen.contains(p) { continue }
                 seen.insert(p)
                 order.append(p)
-                stack.append(contentsOf: trace.transactions[p].parents)
+                stack.append(contentsOf: trace.parents(of: p))
             }
             missing = order.sorted()
             try doc.apply(missing.map { changeOf[$0]! })
             applied[agent] = seen
             try doc.change { tx in
-                for p in txn.patches {
-                    try tx.splice(text, at: p.position, delete: p.deleteCount, insert: p.insert)
+                try trace.forEachPatch(of: t) { pos, del, ins in
+                    try tx.splice(text, at: pos, delete: del, insert: ins)
                 }
             }
             changeOf[t] = doc.lastLocalChange

@@ -33,6 +33,8 @@ public final class Document {
     public var coalescesLocalChanges = true
 
     var undoStack: [UndoEntry] = []
+    /// How many local transactions ``undo()`` can go back (older ones are forgotten).
+    public var undoLimit = 1000
     var redoStack: [UndoEntry] = []
     var currentUndo: UndoEntry?
     var recordingUndo = true

@@ -137,6 +137,8 @@ extension Document {
             openRecordCandidate = nil
             if let u = currentUndo, !u.steps.isEmpty {
                 undoStack.append(u)
+                // Keep the most recent `undoLimit` entries; trim in batches to stay O(1) amortized.
+                if undoStack.count > undoLimit + 64 { undoStack.removeFirst(undoStack.count - undoLimit) }
                 if !replaying { redoStack.removeAll() }
             }
             currentUndo = nil
