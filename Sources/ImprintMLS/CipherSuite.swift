@@ -69,13 +69,18 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     /// ExpandWithLabel(secret, label, context, length).
     public func expandWithLabel(secret: [UInt8], label: String, context: [UInt8], length: Int) throws -> [UInt8] {
+        try expandWithLabel(secret: secret, label: Array(label.utf8), context: context, length: length)
+    }
+
+    /// ExpandWithLabel with a label given as raw bytes (labels need not be UTF-8).
+    public func expandWithLabel(secret: [UInt8], label: [UInt8], context: [UInt8], length: Int) throws -> [UInt8] {
         try requireSupported()
         guard length >= 0, length <= 255 * hashLength, length <= Int(UInt16.max) else {
             throw MLSError(.lengthOverflow, "expand length \(length)")
         }
         var w = TLSWriter()
         w.writeUInt16(UInt16(length))
-        w.writeOpaque(CipherSuite.labelPrefix + Array(label.utf8))
+        w.writeOpaque(CipherSuite.labelPrefix + label)
         w.writeOpaque(context)
         return expand(prk: secret, info: w.bytes, length: length)
     }

@@ -34,6 +34,12 @@ public enum MLSTestVectors {
         "tree-math": runTreeMath,
         "deserialization": runDeserialization,
         "crypto-basics": runCryptoBasics,
+        "messages": runMessages,
+        "message-protection": runMessageProtection,
+        "secret-tree": runSecretTree,
+        "key-schedule": runKeySchedule,
+        "psk_secret": runPSKSecret,
+        "transcript-hashes": runTranscriptHashes,
     ]
 
     /// Runs the vector file at `path`.
