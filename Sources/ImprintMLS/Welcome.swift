@@ -65,3 +65,31 @@ public struct Welcome: TLSCodable, Hashable {
         w.writeOpaque(encryptedGroupInfo)
     }
 }
+
+extension Welcome {
+    /// Finds and decrypts the GroupSecrets addressed to `keyPackageRef`.
+    func decryptGroupSecrets(keyPackageRef: [UInt8], initPrivateKey: [UInt8]) throws -> GroupSecrets {
+        guard let entry = secrets.first(where: { $0.newMember == keyPackageRef }) else {
+            throw MLSError(.notFound, "no GroupSecrets for this KeyPackage")
+        }
+        let plain = try cipherSuite.decryptWithLabel(privateKey: initPrivateKey, label: "Welcome", context: encryptedGroupInfo,
+                                                     kemOutput: entry.encryptedGroupSecrets.kemOutput,
+                                                     ciphertext: entry.encryptedGroupSecrets.ciphertext)
+        return try GroupSecrets(tlsBytes: plain)
+    }
+
+    /// welcome_key and welcome_nonce from the welcome_secret.
+    static func welcomeKeyNonce(suite: CipherSuite, welcomeSecret: [UInt8]) throws -> (key: [UInt8], nonce: [UInt8]) {
+        (try suite.expandWithLabel(secret: welcomeSecret, label: "key", context: [], length: suite.aeadKeyLength),
+         try suite.expandWithLabel(secret: welcomeSecret, label: "nonce", context: [], length: suite.aeadNonceLength))
+    }
+
+    /// Decrypts the GroupInfo with the welcome_secret.
+    func decryptGroupInfo(welcomeSecret: [UInt8]) throws -> GroupInfo {
+        let (key, nonce) = try Welcome.welcomeKeyNonce(suite: cipherSuite, welcomeSecret: welcomeSecret)
+        let plain = try cipherSuite.aeadOpen(key: key, nonce: nonce, aad: [], ciphertext: encryptedGroupInfo)
+        let info = try GroupInfo(tlsBytes: plain)
+        guard info.groupContext.cipherSuite == cipherSuite else { throw MLSError(.invalidMessage, "GroupInfo cipher suite differs from Welcome") }
+        return info
+    }
+}

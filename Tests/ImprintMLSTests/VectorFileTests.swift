@@ -15,7 +15,7 @@ import ImprintMLS
     /// lands; the runner reports the others as "not implemented".
     static let implemented = [
         "tree-math", "deserialization", "crypto-basics", "messages", "key-schedule", "psk_secret",
-        "transcript-hashes", "secret-tree", "message-protection",
+        "transcript-hashes", "secret-tree", "message-protection", "welcome", "tree-validation", "tree-operations",
     ]
 
     @Test(arguments: implemented) func vectorFilePasses(name: String) throws {
