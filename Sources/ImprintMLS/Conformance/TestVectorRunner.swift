@@ -35,6 +35,7 @@ public enum MLSTestVectors {
         "deserialization": runDeserialization,
         "crypto-basics": runCryptoBasics,
         "messages": runMessages,
+        "treekem": runTreeKEM,
         "tree-validation": runTreeValidation,
         "tree-operations": runTreeOperations,
         "welcome": runWelcome,
