@@ -316,3 +316,40 @@ extension CipherSuite: TLSCodable {
     public init(from reader: inout TLSReader) throws { self.init(rawValue: try reader.readUInt16()) }
     public func encode(to writer: inout TLSWriter) { writer.writeUInt16(rawValue) }
 }
+
+extension CipherSuite {
+    /// HPKE base-mode receiver export: SetupBaseR(kemOutput, sk, info).Export(context, length).
+    func hpkeExport(privateKey: [UInt8], kemOutput: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> [UInt8] {
+        try requireSupported()
+        do {
+            let recipient: HPKE.Recipient
+            if rawValue == 2 {
+                recipient = try HPKE.Recipient(privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
+                                               info: Data(info), encapsulatedKey: Data(kemOutput))
+            } else {
+                recipient = try HPKE.Recipient(privateKey: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
+                                               info: Data(info), encapsulatedKey: Data(kemOutput))
+            }
+            return try recipient.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
+        } catch {
+            throw MLSError(.decryptionFailed, "HPKE export")
+        }
+    }
+
+    /// HPKE base-mode sender export: returns (kemOutput, exported secret).
+    func hpkeExportSender(publicKey: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> (kemOutput: [UInt8], secret: [UInt8]) {
+        try requireSupported()
+        do {
+            let sender: HPKE.Sender
+            if rawValue == 2 {
+                sender = try HPKE.Sender(recipientKey: try P256.KeyAgreement.PublicKey(x963Representation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
+            } else {
+                sender = try HPKE.Sender(recipientKey: try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
+            }
+            let s = try sender.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
+            return (Array(sender.encapsulatedKey), s)
+        } catch {
+            throw MLSError(.invalidKey, "HPKE export")
+        }
+    }
+}

@@ -16,7 +16,7 @@ import ImprintMLS
     static let implemented = [
         "tree-math", "deserialization", "crypto-basics", "messages", "key-schedule", "psk_secret",
         "transcript-hashes", "secret-tree", "message-protection", "welcome", "tree-validation", "tree-operations",
-        "treekem",
+        "treekem", "passive-client-welcome", "passive-client-handling-commit",
     ]
 
     @Test(arguments: implemented) func vectorFilePasses(name: String) throws {

@@ -35,6 +35,8 @@ public enum MLSTestVectors {
         "deserialization": runDeserialization,
         "crypto-basics": runCryptoBasics,
         "messages": runMessages,
+        "passive-client-welcome": runPassiveClientWelcome,
+        "passive-client-handling-commit": runPassiveClientHandlingCommit,
         "treekem": runTreeKEM,
         "tree-validation": runTreeValidation,
         "tree-operations": runTreeOperations,
