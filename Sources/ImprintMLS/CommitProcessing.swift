@@ -130,13 +130,7 @@ extension MLSGroup {
         if pathRequired, commit.path == nil { throw MLSError(.invalidCommit, "path required") }
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
-        var newTree = tree
-        var newExtensions = context.extensions
-        for (p, _) in proposals { if case let .groupContextExtensions(e) = p { newExtensions = e } }
-        for (p, sender) in proposals { if case let .update(leaf) = p, case let .member(i) = sender { newTree.updateLeaf(i, leaf) } }
-        for (p, _) in proposals { if case let .remove(i) = p { newTree.removeLeaf(i) } }
-        var added = Set<UInt32>()
-        for (p, _) in proposals { if case let .add(kp) = p { added.insert(newTree.addLeaf(kp.leafNode)) } }
+        var (newTree, added, newExtensions) = applyProposals(proposals)
         if newTree.leaf(myLeaf) == nil { throw MLSError(.invalidState, "we were removed from the group") }
         // All members must support the new group context extensions.
         if gceCount == 1 {
@@ -209,6 +203,18 @@ extension MLSGroup {
         resumptionPSKs[newContext.epoch] = newSecrets.resumptionPSK
         let keep = UInt64(max(0, configuration.resumptionPSKWindow))
         resumptionPSKs = resumptionPSKs.filter { $0.key + keep >= newContext.epoch }
+    }
+
+    /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of the tree.
+    func applyProposals(_ proposals: [(Proposal, Sender)]) -> (RatchetTree, Set<UInt32>, [Extension]) {
+        var newTree = tree
+        var newExtensions = context.extensions
+        for (p, _) in proposals { if case let .groupContextExtensions(e) = p { newExtensions = e } }
+        for (p, sender) in proposals { if case let .update(leaf) = p, case let .member(i) = sender { newTree.updateLeaf(i, leaf) } }
+        for (p, _) in proposals { if case let .remove(i) = p { newTree.removeLeaf(i) } }
+        var added = Set<UInt32>()
+        for (p, _) in proposals { if case let .add(kp) = p { added.insert(newTree.addLeaf(kp.leafNode)) } }
+        return (newTree, added, newExtensions)
     }
 
     func resolvePSK(_ id: PreSharedKeyID) throws -> [UInt8] {

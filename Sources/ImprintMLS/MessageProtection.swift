@@ -89,12 +89,20 @@ enum MessageProtection {
     static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
                                signaturePrivateKey: [UInt8], senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                paddingBlock: Int = 0) throws -> PrivateMessage {
-        guard case let .member(leaf) = content.sender else { throw MLSError(.invalidMessage, "PrivateMessage sender must be a member") }
         let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signaturePrivateKey: signaturePrivateKey)
+        let ac = AuthenticatedContent(wireFormat: .privateMessage, content: content, auth: FramedContentAuthData(signature: sig, confirmationTag: confirmationTag))
+        return try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, secretTree: &secretTree, paddingBlock: paddingBlock)
+    }
+
+    /// Encrypts signed content as a PrivateMessage.
+    static func encryptPrivate(suite: CipherSuite, _ ac: AuthenticatedContent, senderDataSecret: [UInt8], secretTree: inout SecretTree,
+                               paddingBlock: Int = 0) throws -> PrivateMessage {
+        let content = ac.content
+        guard case let .member(leaf) = content.sender else { throw MLSError(.invalidMessage, "PrivateMessage sender must be a member") }
         let type = content.content.contentType
         var body = TLSWriter()
         content.content.encodeBody(to: &body)
-        FramedContentAuthData(signature: sig, confirmationTag: confirmationTag).encode(to: &body)
+        ac.auth.encode(to: &body)
         if paddingBlock > 1 {
             let pad = (paddingBlock - body.bytes.count % paddingBlock) % paddingBlock
             body.writeBytes([UInt8](repeating: 0, count: pad))
