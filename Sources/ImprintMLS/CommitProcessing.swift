@@ -191,18 +191,7 @@ extension MLSGroup {
             throw MLSError(.confirmationTagInvalid, "commit confirmation tag")
         }
 
-        // Commit to the new epoch.
-        tree = newTree
-        context = newContext
-        secrets = newSecrets
-        interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: confirmedHash, confirmationTag: tag)
-        secretTree = SecretTree(suite: cs, encryptionSecret: newSecrets.encryptionSecret, leafCount: newTree.leafCount, limits: configuration.secretTreeLimits)
-        pendingProposals = [:]
-        for (node, key) in newKeys { nodeKeys[node] = key }
-        pruneNodeKeys()
-        resumptionPSKs[newContext.epoch] = newSecrets.resumptionPSK
-        let keep = UInt64(max(0, configuration.resumptionPSKWindow))
-        resumptionPSKs = resumptionPSKs.filter { $0.key + keep >= newContext.epoch }
+        enterEpoch(tree: newTree, context: newContext, secrets: newSecrets, confirmationTag: tag, newKeys: newKeys)
     }
 
     /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of the tree.

@@ -6,11 +6,15 @@ public struct MLSGroupConfiguration: Sendable, Hashable, Codable {
     public var resumptionPSKWindow: Int
     /// Padding block size for PrivateMessages (0 or 1: no padding).
     public var paddingBlock: Int
+    /// How many past epochs keep their message keys, to decrypt late
+    /// application messages (0: drop an epoch's keys as soon as it ends).
+    public var pastEpochWindow: Int
 
-    public init(secretTreeLimits: SecretTreeLimits = .init(), resumptionPSKWindow: Int = 5, paddingBlock: Int = 32) {
+    public init(secretTreeLimits: SecretTreeLimits = .init(), resumptionPSKWindow: Int = 5, paddingBlock: Int = 32, pastEpochWindow: Int = 1) {
         self.secretTreeLimits = secretTreeLimits
         self.resumptionPSKWindow = resumptionPSKWindow
         self.paddingBlock = paddingBlock
+        self.pastEpochWindow = pastEpochWindow
     }
 }
 

@@ -207,22 +207,11 @@ extension MLSGroup {
             welcome = Welcome(cipherSuite: cs, secrets: entries, encryptedGroupInfo: encInfo)
         }
 
-        // Move to the new epoch.
-        tree = newTree
-        context = newContext
-        secrets = newSecrets
-        interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: confirmed, confirmationTag: tag)
-        secretTree = SecretTree(suite: cs, encryptionSecret: newSecrets.encryptionSecret, leafCount: newTree.leafCount, limits: configuration.secretTreeLimits)
-        pendingProposals = [:]
-        if let pathSecrets {
-            for (node, sk) in pathSecrets.privateKeys {
-                nodeKeys[node] = NodeKey(privateKey: sk, publicKey: newTree.nodes[Int(node)]?.encryptionKey ?? [])
-            }
+        var newKeys: [UInt32: NodeKey] = [:]
+        for (node, sk) in pathSecrets?.privateKeys ?? [:] {
+            newKeys[node] = NodeKey(privateKey: sk, publicKey: newTree.nodes[Int(node)]?.encryptionKey ?? [])
         }
-        pruneNodeKeys()
-        resumptionPSKs[newContext.epoch] = newSecrets.resumptionPSK
-        let keep = UInt64(max(0, configuration.resumptionPSKWindow))
-        resumptionPSKs = resumptionPSKs.filter { $0.key + keep >= newContext.epoch }
+        enterEpoch(tree: newTree, context: newContext, secrets: newSecrets, confirmationTag: tag, newKeys: newKeys)
         return CommitOutput(commit: message, welcome: welcome, groupInfo: info)
     }
 

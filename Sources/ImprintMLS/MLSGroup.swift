@@ -31,11 +31,22 @@ public struct MLSGroup: Sendable {
     var resumptionPSKs: [UInt64: [UInt8]]
     /// External PSKs known to this member, by PSK id.
     var externalPSKs: [[UInt8]: [UInt8]]
+    /// Recent past epochs, kept only to decrypt late application messages.
+    var pastEpochs: [UInt64: PastEpoch] = [:]
     public var configuration: MLSGroupConfiguration
 
     struct NodeKey: Sendable, Hashable, Codable {
         var privateKey: [UInt8]
         var publicKey: [UInt8]
+    }
+
+    /// What is kept of a past epoch: enough to decrypt and authenticate
+    /// application messages sent in it, nothing more.
+    struct PastEpoch: Sendable, Hashable {
+        var context: GroupContext
+        var senderDataSecret: [UInt8]
+        var secretTree: SecretTree
+        var signatureKeys: [UInt32: [UInt8]]
     }
 
     struct PendingProposal: Sendable, Hashable {
@@ -70,6 +81,46 @@ public struct MLSGroup: Sendable {
         nodeKeys = nodeKeys.filter { node, key in
             Int(node) < tree.nodes.count && tree.nodes[Int(node)]?.encryptionKey == key.publicKey
         }
+    }
+
+    /// Moves to a new epoch. The old epoch's secrets are dropped, except what
+    /// decrypts late application messages, kept for `pastEpochWindow` epochs.
+    mutating func enterEpoch(tree newTree: RatchetTree, context newContext: GroupContext, secrets newSecrets: EpochSecrets,
+                             confirmationTag: [UInt8], newKeys: [UInt32: NodeKey]) {
+        let cs = cipherSuite
+        if configuration.pastEpochWindow > 0 {
+            var keys: [UInt32: [UInt8]] = [:]
+            for li in tree.occupiedLeaves { keys[li] = tree.leaf(li)?.signatureKey }
+            pastEpochs[context.epoch] = PastEpoch(context: context, senderDataSecret: secrets.senderDataSecret, secretTree: secretTree, signatureKeys: keys)
+        }
+        let window = UInt64(max(0, configuration.pastEpochWindow))
+        pastEpochs = pastEpochs.filter { $0.key + window >= newContext.epoch }
+        tree = newTree
+        context = newContext
+        secrets = newSecrets
+        interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: newContext.confirmedTranscriptHash, confirmationTag: confirmationTag)
+        secretTree = SecretTree(suite: cs, encryptionSecret: newSecrets.encryptionSecret, leafCount: newTree.leafCount, limits: configuration.secretTreeLimits)
+        pendingProposals = [:]
+        for (node, key) in newKeys { nodeKeys[node] = key }
+        pruneNodeKeys()
+        resumptionPSKs[newContext.epoch] = newSecrets.resumptionPSK
+        let keep = UInt64(max(0, configuration.resumptionPSKWindow))
+        resumptionPSKs = resumptionPSKs.filter { $0.key + keep >= newContext.epoch }
+    }
+
+    /// Decrypts an application message of a retained past epoch.
+    mutating func processPastEpoch(_ m: PrivateMessage) throws -> ProcessedMessage {
+        guard m.groupID == groupID else { throw MLSError(.wrongGroup, "group id") }
+        guard var past = pastEpochs[m.epoch] else { throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available") }
+        guard m.contentType == .application else { throw MLSError(.wrongEpoch, "handshake message for a past epoch") }
+        let ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: m.epoch,
+                                                        senderDataSecret: past.senderDataSecret, secretTree: &past.secretTree)
+        pastEpochs[m.epoch] = past
+        guard case let .member(leaf) = ac.content.sender, let key = past.signatureKeys[leaf], case let .application(data) = ac.content.content else {
+            throw MLSError(.invalidMessage, "past-epoch message sender")
+        }
+        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: past.context, signaturePublicKey: key)
+        return .application(data: data, sender: leaf, authenticatedData: ac.content.authenticatedData)
     }
 
     // MARK: Joining
@@ -158,6 +209,8 @@ public struct MLSGroup: Sendable {
         switch message {
         case let .publicMessage(m):
             ac = try MessageProtection.unprotectPublic(suite: cipherSuite, m, context: context, membershipKey: secrets.membershipKey)
+        case let .privateMessage(m) where m.epoch < epoch:
+            return try processPastEpoch(m)
         case let .privateMessage(m):
             var st = secretTree
             ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: epoch,
