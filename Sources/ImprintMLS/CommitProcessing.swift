@@ -14,6 +14,9 @@ extension MLSGroup {
         for e in leaf.extensions where !Extension.isDefault(e.type) && !leaf.capabilities.extensions.contains(e.type) {
             throw MLSError(.invalidLeafNode, "extension \(e.type) not in capabilities")
         }
+        for e in context.extensions where !Extension.isDefault(e.type) && !leaf.capabilities.extensions.contains(e.type) {
+            throw MLSError(.invalidLeafNode, "group extension \(e.type) not supported by the leaf")
+        }
         if let rc = context.extensions.first(type: Extension.requiredCapabilities) {
             let req = try RequiredCapabilities(tlsBytes: rc.data)
             for e in req.extensions where !Extension.isDefault(e) && !leaf.capabilities.extensions.contains(e) {
@@ -117,9 +120,9 @@ extension MLSGroup {
             case .reInit:
                 throw MLSError(.invalidCommit, "ReInit is not supported")
             }
-            if case .newMemberCommit = sender {} else if committer == nil, case .externalInit = p {} else if committer == nil {
+            if committer == nil {
                 switch p {
-                case .remove, .preSharedKey: break
+                case .externalInit, .remove, .preSharedKey: break
                 default: throw MLSError(.invalidCommit, "external commit may only carry ExternalInit, Remove and PSK proposals")
                 }
             }

@@ -109,7 +109,8 @@ struct SecretTree: Sendable, Hashable, Codable {
 
     private mutating func ensureLeaf(_ leaf: UInt32) throws {
         guard leaf < leafCount else { throw MLSError(.invalidMessage, "leaf \(leaf) outside tree of \(leafCount)") }
-        if handshake[leaf] != nil || application[leaf] != nil { return }
+        if handshake[leaf] != nil, application[leaf] != nil { return }
+        guard handshake[leaf] == nil, application[leaf] == nil else { throw MLSError(.invalidState, "secret tree ratchets of leaf \(leaf)") }
         let node = leaf * 2
         let path = [node] + TreeMath.directPath(node, leafCount: leafCount)
         // Find the lowest ancestor (or the leaf itself) that still has a secret.
@@ -136,8 +137,14 @@ struct SecretTree: Sendable, Hashable, Codable {
     mutating func nextKey(leaf: UInt32, type: RatchetType) throws -> RatchetKey {
         try ensureLeaf(leaf)
         switch type {
-        case .handshake: return try handshake[leaf]!.next(suite)
-        case .application: return try application[leaf]!.next(suite)
+        case .handshake:
+            guard var r = handshake[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            defer { handshake[leaf] = r }
+            return try r.next(suite)
+        case .application:
+            guard var r = application[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            defer { application[leaf] = r }
+            return try r.next(suite)
         }
     }
 
@@ -145,8 +152,16 @@ struct SecretTree: Sendable, Hashable, Codable {
     mutating func takeKey(leaf: UInt32, type: RatchetType, generation: UInt32) throws -> RatchetKey {
         try ensureLeaf(leaf)
         switch type {
-        case .handshake: return try handshake[leaf]!.take(suite, generation: generation, limits: limits)
-        case .application: return try application[leaf]!.take(suite, generation: generation, limits: limits)
+        case .handshake:
+            guard var r = handshake[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            let k = try r.take(suite, generation: generation, limits: limits)
+            handshake[leaf] = r
+            return k
+        case .application:
+            guard var r = application[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            let k = try r.take(suite, generation: generation, limits: limits)
+            application[leaf] = r
+            return k
         }
     }
 

@@ -140,7 +140,7 @@ extension RatchetTree {
         let context = try contextForTree(self)
         var pathNodes: [UpdatePathNode] = []
         for (i, entry) in fdp.enumerated() {
-            let s = secrets.pathSecrets[entry.node]!
+            guard let s = secrets.pathSecrets[entry.node] else { throw MLSError(.invalidState, "path secret") }
             let cts = try encryptionKeys[i].map { pk in
                 let c = try suite.encryptWithLabel(publicKey: pk, label: "UpdatePathNode", context: context, plaintext: s)
                 return HPKECiphertext(kemOutput: c.kemOutput, ciphertext: c.ciphertext)
