@@ -37,6 +37,8 @@ public enum MLSTestVectors {
         "messages": runMessages,
         "passive-client-welcome": runPassiveClientWelcome,
         "passive-client-handling-commit": runPassiveClientHandlingCommit,
+        // Same format as handling-commit (held out of ../shared; see docs/mls.md).
+        "passive-client-random": runPassiveClientHandlingCommit,
         "treekem": runTreeKEM,
         "tree-validation": runTreeValidation,
         "tree-operations": runTreeOperations,
