@@ -55,6 +55,7 @@ extension MLSGroup {
             guard try leaf.verifySignature(suite: cipherSuite, groupID: groupID, leafIndex: idx) else {
                 throw MLSError(.signatureInvalid, "Update leaf signature")
             }
+            guard leaf.encryptionKey != tree.leaf(idx)?.encryptionKey else { throw MLSError(.invalidProposal, "Update keeps the encryption key") }
             try validateLeaf(leaf, replacing: idx, expectedSource: 2, clock: clock)
         case let .remove(idx):
             guard tree.leaf(idx) != nil else { throw MLSError(.invalidProposal, "Remove of blank leaf \(idx)") }
@@ -163,7 +164,10 @@ extension MLSGroup {
             try probe.validateLeaf(path.leafNode, replacing: sender, expectedSource: 3, clock: clock)
             try newTree.mergeUpdatePath(sender: sender, path: path, groupID: groupID, excluding: added)
             provisional.treeHash = newTree.treeHash
-            let result = try newTree.decryptPath(sender: sender, path: path, me: myLeaf, privateKeys: privateKeys,
+            var keys = privateKeys
+            // If this commit applies our own Update, our leaf now has the new key.
+            if let mine = newTree.leaf(myLeaf), let sk = pendingUpdateKeys[mine.encryptionKey] { keys.keys[myLeaf * 2] = sk }
+            let result = try newTree.decryptPath(sender: sender, path: path, me: myLeaf, privateKeys: keys,
                                                  groupContext: provisional.tlsBytes, excluding: added)
             commitSecret = result.commitSecret
             for (node, sk) in result.privateKeys {

@@ -98,6 +98,18 @@ extension MLSGroup {
         return message
     }
 
+    /// Proposes replacing our leaf with one carrying a fresh encryption key.
+    public mutating func proposeUpdate(encrypt: Bool = false) throws -> MLSMessage {
+        guard var leaf = tree.leaf(myLeaf) else { throw MLSError(.invalidState, "own leaf") }
+        let kp = try cipherSuite.deriveKeyPair(ikm: CipherSuite.randomBytes(32))
+        leaf.encryptionKey = kp.publicKey
+        leaf.source = .update
+        try leaf.sign(suite: cipherSuite, signaturePrivateKey: signaturePrivateKey, groupID: groupID, leafIndex: myLeaf)
+        let message = try propose(.update(leaf), encrypt: encrypt)
+        pendingUpdateKeys[kp.publicKey] = kp.privateKey
+        return message
+    }
+
     /// Frames signed content for the wire with the current epoch's keys.
     mutating func protect(_ ac: AuthenticatedContent) throws -> MLSMessage {
         switch ac.wireFormat {
@@ -198,7 +210,10 @@ extension MLSGroup {
                 guard let li = added.first(where: { newTree.leaf($0) == kp.leafNode }) else { continue }
                 var ps: [UInt8]?
                 if let pathSecrets {
-                    ps = pathSecrets.pathSecrets[TreeMath.commonAncestor(li * 2, myLeaf * 2)]
+                    // The lowest node of our filtered direct path above the new member.
+                    var node: UInt32? = TreeMath.commonAncestor(li * 2, myLeaf * 2)
+                    while let n = node, pathSecrets.pathSecrets[n] == nil { node = TreeMath.parent(n, leafCount: newTree.leafCount) }
+                    ps = node.flatMap { pathSecrets.pathSecrets[$0] }
                 }
                 let gs = GroupSecrets(joinerSecret: joiner, pathSecret: ps, psks: psks.map(\.id))
                 let ct = try cs.encryptWithLabel(publicKey: kp.initKey, label: "Welcome", context: encInfo, plaintext: gs.tlsBytes)

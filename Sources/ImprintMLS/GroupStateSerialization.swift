@@ -39,6 +39,7 @@ extension MLSGroup {
             e.value.secretTree.encode(to: &w)
             w.writeVector(e.value.signatureKeys.sorted { $0.key < $1.key }) { w, k in w.writeUInt32(k.key); w.writeOpaque(k.value) }
         }
+        w.writeVector(pendingUpdateKeys.sorted { $0.key.lexicographicallyPrecedes($1.key) }) { w, e in w.writeOpaque(e.key); w.writeOpaque(e.value) }
         return w.bytes
     }
 
@@ -86,10 +87,12 @@ extension MLSGroup {
             for (l, k) in try r.readVector({ r in (try r.readUInt32(), try r.readOpaque()) }) { keys[l] = k }
             return (e, PastEpoch(context: c, senderDataSecret: sds, secretTree: t, signatureKeys: keys))
         }) { past[e] = p }
+        var updateKeys: [[UInt8]: [UInt8]] = [:]
+        for (pk, sk) in try r.readVector({ r in (try r.readOpaque(), try r.readOpaque()) }) { updateKeys[pk] = sk }
         try r.finish()
         self.init(context: ctx, tree: tree, myLeaf: myLeaf, signaturePrivateKey: sig, nodeKeys: nodeKeys, interimTranscriptHash: interim,
                   secrets: secrets, secretTree: st, pendingProposals: pending, resumptionPSKs: resumption, externalPSKs: external,
-                  pastEpochs: past, configuration: config)
+                  pastEpochs: past, pendingUpdateKeys: updateKeys, configuration: config)
     }
 }
 

@@ -33,6 +33,8 @@ public struct MLSGroup: Sendable {
     var externalPSKs: [[UInt8]: [UInt8]]
     /// Recent past epochs, kept only to decrypt late application messages.
     var pastEpochs: [UInt64: PastEpoch] = [:]
+    /// Private keys of our own Update proposals this epoch, by public key.
+    var pendingUpdateKeys: [[UInt8]: [UInt8]] = [:]
     public var configuration: MLSGroupConfiguration
 
     struct NodeKey: Sendable, Hashable, Codable {
@@ -102,6 +104,10 @@ public struct MLSGroup: Sendable {
         secretTree = SecretTree(suite: cs, encryptionSecret: newSecrets.encryptionSecret, leafCount: newTree.leafCount, limits: configuration.secretTreeLimits)
         pendingProposals = [:]
         for (node, key) in newKeys { nodeKeys[node] = key }
+        if let mine = tree.leaf(myLeaf), let sk = pendingUpdateKeys[mine.encryptionKey] {
+            nodeKeys[myLeaf * 2] = NodeKey(privateKey: sk, publicKey: mine.encryptionKey)
+        }
+        pendingUpdateKeys = [:]
         pruneNodeKeys()
         resumptionPSKs[newContext.epoch] = newSecrets.resumptionPSK
         let keep = UInt64(max(0, configuration.resumptionPSKWindow))

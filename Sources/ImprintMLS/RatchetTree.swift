@@ -157,23 +157,24 @@ public struct RatchetTree: Sendable, Hashable {
         }
     }
 
-    /// Whether every non-blank parent node is parent-hash valid (RFC 9420 §7.9.2).
+    /// Non-blank nodes below or at `node` reached only through blank nodes.
+    func nonBlankFrontier(_ node: UInt32) -> [UInt32] {
+        if !isBlank(node) { return [node] }
+        guard let l = TreeMath.left(node), let r = TreeMath.right(node) else { return [] }
+        return nonBlankFrontier(l) + nonBlankFrontier(r)
+    }
+
+    /// Whether every non-blank parent node is parent-hash valid (RFC 9420 §7.9.2):
+    /// some descendant D, with only blank nodes between D and P, carries
+    /// ParentHash(P) computed with the other child of P as co-path child.
     public func verifyParentHashes() -> Bool {
         for i in stride(from: 1, to: nodes.count, by: 2) {
             let p = UInt32(i)
-            guard let pn = parentNode(p), let l = TreeMath.left(p), let r = TreeMath.right(p) else { continue }
-            // Leaves added after P was set (unmerged at P) were blank when it was.
-            let excluded = Set(pn.unmergedLeaves)
+            guard parentNode(p) != nil, let l = TreeMath.left(p), let r = TreeMath.right(p) else { continue }
             var ok = false
             for (child, sibling) in [(l, r), (r, l)] {
-                // Walk down the (possibly blank) chain towards the node whose parent_hash covers P.
-                var d = child
-                while isBlank(d) {
-                    guard let dl = TreeMath.left(d), let dr = TreeMath.right(d) else { break }
-                    let rl = resolution(dl, excluding: excluded).isEmpty, rr = resolution(dr, excluding: excluded).isEmpty
-                    if !rl && rr { d = dl } else if rl && !rr { d = dr } else { break }
-                }
-                if !isBlank(d), let ph = nodeParentHash(d), ph == parentHash(of: p, sibling: sibling) {
+                guard let expected = parentHash(of: p, sibling: sibling) else { continue }
+                if nonBlankFrontier(child).contains(where: { nodeParentHash($0) == expected }) {
                     ok = true
                     break
                 }
