@@ -8,7 +8,7 @@ import Testing
 @Suite struct RandomHistoryTests {
     @Test(arguments: CryptoTests.suites) func randomHistoryStaysInSync(suite: CipherSuite) throws {
         let base = ProcessInfo.processInfo.environment["MLS_RANDOM_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0000
-        let steps = ProcessInfo.processInfo.environment["MLS_RANDOM_STEPS"].flatMap { Int($0) } ?? 40
+        let steps = ProcessInfo.processInfo.environment["MLS_RANDOM_STEPS"].flatMap { Int($0) } ?? 30
         let seed = base + UInt64(suite.rawValue)
         var rng = SplitMix64(state: seed)
         func pick(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
