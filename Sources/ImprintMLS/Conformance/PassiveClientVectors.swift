@@ -15,7 +15,9 @@ extension MLSTestVectors {
         var psks: [[UInt8]: [UInt8]] = [:]
         for p in try r.records("external_psks") { psks[try p.bytes("psk_id")] = try p.bytes("psk") }
         let tree = try r.optionalBytes("ratchet_tree").map { try RatchetTreeNodes(tlsBytes: $0) }
-        let group = try MLSGroup.join(welcome: welcome, keyPackage: kp, privateKeys: keys, ratchetTree: tree, externalPSKs: psks)
+        // Keep resumption PSKs of every epoch: a history may refer to any earlier epoch.
+        let config = MLSGroupConfiguration(resumptionPSKWindow: 1 << 20)
+        let group = try MLSGroup.join(welcome: welcome, keyPackage: kp, privateKeys: keys, ratchetTree: tree, externalPSKs: psks, configuration: config)
         try expectEqual(group.epochAuthenticator, try r.bytes("initial_epoch_authenticator"), "initial_epoch_authenticator")
         return (group, psks)
     }
