@@ -71,7 +71,7 @@ extension MLSGroup {
             context: ctx, tree: tree, myLeaf: 0, signaturePrivateKey: signaturePrivateKey,
             nodeKeys: [0: NodeKey(privateKey: encKP.privateKey, publicKey: encKP.publicKey)],
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: suite, confirmed: [], confirmationTag: tag),
-            secrets: secrets,
+            secrets: secrets.retained,
             secretTree: SecretTree(suite: suite, encryptionSecret: secrets.encryptionSecret, leafCount: 1, limits: configuration.secretTreeLimits),
             pendingProposals: [:], resumptionPSKs: [0: secrets.resumptionPSK], externalPSKs: [:], configuration: configuration)
     }
@@ -137,7 +137,7 @@ extension MLSGroup {
         var list: [(Proposal, Sender)] = []
         var refs: [ProposalOrRef] = []
         for (ref, pending) in pendingProposals.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-            if case let .update = pending.proposal, pending.sender == .member(leafIndex: myLeaf) { continue }
+            if case .update = pending.proposal, pending.sender == .member(leafIndex: myLeaf) { continue }
             if case let .remove(i) = pending.proposal, i == myLeaf { continue }
             list.append((pending.proposal, pending.sender))
             refs.append(.reference(ref))
@@ -297,7 +297,7 @@ extension MLSGroup {
         var group = MLSGroup(
             context: newContext, tree: tree, myLeaf: myLeaf, signaturePrivateKey: signaturePrivateKey, nodeKeys: nodeKeys,
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: cs, confirmed: confirmed, confirmationTag: tag),
-            secrets: secrets,
+            secrets: secrets.retained,
             secretTree: SecretTree(suite: cs, encryptionSecret: secrets.encryptionSecret, leafCount: tree.leafCount, limits: configuration.secretTreeLimits),
             pendingProposals: [:], resumptionPSKs: [newContext.epoch: secrets.resumptionPSK], externalPSKs: [:], configuration: configuration)
         group.pruneNodeKeys()

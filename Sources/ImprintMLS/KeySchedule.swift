@@ -14,6 +14,21 @@ struct EpochSecrets: Sendable, Hashable {
     var initSecret: [UInt8]
 }
 
+extension EpochSecrets {
+    /// The secrets kept for the life of an epoch. The epoch secret, the
+    /// joiner and welcome secrets and the encryption secret (the root of the
+    /// secret tree, which holds it from then on) are wiped once the epoch is
+    /// set up, so that deleting consumed message keys means something.
+    var retained: EpochSecrets {
+        var s = self
+        s.joinerSecret = []
+        s.welcomeSecret = []
+        s.epochSecret = []
+        s.encryptionSecret = []
+        return s
+    }
+}
+
 /// Key schedule functions (RFC 9420 §8).
 enum KeySchedule {
     /// joiner_secret from the previous init_secret, the commit_secret and the new GroupContext.

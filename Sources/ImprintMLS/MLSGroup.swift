@@ -99,7 +99,7 @@ public struct MLSGroup: Sendable {
         pastEpochs = pastEpochs.filter { $0.key + window >= newContext.epoch }
         tree = newTree
         context = newContext
-        secrets = newSecrets
+        secrets = newSecrets.retained
         interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: newContext.confirmedTranscriptHash, confirmationTag: confirmationTag)
         secretTree = SecretTree(suite: cs, encryptionSecret: newSecrets.encryptionSecret, leafCount: newTree.leafCount, limits: configuration.secretTreeLimits)
         pendingProposals = [:]
@@ -199,7 +199,7 @@ public struct MLSGroup: Sendable {
         var group = MLSGroup(
             context: ctx, tree: tree, myLeaf: myLeaf, signaturePrivateKey: privateKeys.signatureKey, nodeKeys: nodeKeys,
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: cs, confirmed: ctx.confirmedTranscriptHash, confirmationTag: info.confirmationTag),
-            secrets: secrets,
+            secrets: secrets.retained,
             secretTree: SecretTree(suite: cs, encryptionSecret: secrets.encryptionSecret, leafCount: tree.leafCount, limits: configuration.secretTreeLimits),
             pendingProposals: [:], resumptionPSKs: [ctx.epoch: secrets.resumptionPSK], externalPSKs: externalPSKs,
             configuration: configuration)

@@ -35,7 +35,7 @@ struct HashRatchet: Sendable, Hashable, Codable {
     /// True once generation 2^32-1 has been used.
     var exhausted = false
 
-    func keyAt(_ suite: CipherSuite, label: String = "key") throws -> RatchetKey {
+    func keyAt(_ suite: CipherSuite) throws -> RatchetKey {
         RatchetKey(generation: generation,
                    key: try suite.deriveTreeSecret(secret: secret, label: "key", generation: generation, length: suite.aeadKeyLength),
                    nonce: try suite.deriveTreeSecret(secret: secret, label: "nonce", generation: generation, length: suite.aeadNonceLength))

@@ -47,6 +47,8 @@ import Testing
         let msg = try a.encrypt(Array("once".utf8))
         // The key the message uses, computed on a copy of Bob's secret tree.
         var copy = b.secretTree
+        let root = try #require(b.secretTree.nodeSecrets[TreeMath.root(b.tree.leafCount)])
+        #expect(Self.contains(b.serializedState(), b.secrets.exporterSecret)) // sanity: the search works
         let key = try copy.takeKey(leaf: a.myLeaf, type: .application, generation: 0)
         #expect(Self.contains(b.serializedState(), copy.application[a.myLeaf]!.secret) == false)
         _ = try b.process(msg)
@@ -54,12 +56,16 @@ import Testing
         let state = b.serializedState()
         #expect(!Self.contains(state, key.key))
         #expect(!Self.contains(state, key.nonce))
+        #expect(!Self.contains(state, root)) // nor anything it was derived from
     }
 
     @Test func pastEpochWindowBoundsOldSecrets() throws {
         var (a, b) = try Self.pair(MLSGroupConfiguration(pastEpochWindow: 1))
         let late = try a.encrypt(Array("late".utf8))
-        let oldEncryption = b.secrets.encryptionSecret, oldInit = b.secrets.initSecret, oldEpochSecret = b.secrets.epochSecret
+        #expect(b.secrets.encryptionSecret.isEmpty && b.secrets.epochSecret.isEmpty && b.secrets.joinerSecret.isEmpty)
+        // The encryption secret lives only as the secret tree's root until expanded.
+        let oldEncryption = try #require(b.secretTree.nodeSecrets[TreeMath.root(b.tree.leafCount)])
+        let oldInit = b.secrets.initSecret, oldSenderData = b.secrets.senderDataSecret, oldMembership = b.secrets.membershipKey
         let c1 = try a.commit(options: CommitOptions(forcePath: true))
         _ = try b.process(c1.commit)
         // One epoch back: the late message still decrypts, once.
@@ -67,9 +73,14 @@ import Testing
         #expect(data == Array("late".utf8))
         #expect(throws: MLSError.self) { try b.process(late) }
         let state = b.serializedState()
-        for s in [oldEncryption, oldInit, oldEpochSecret] { #expect(!Self.contains(state, s)) }
+        for s in [oldEncryption, oldInit, oldMembership] { #expect(!Self.contains(state, s)) }
+        #expect(Self.contains(state, oldSenderData)) // kept for the one-epoch window
+        let c2 = try a.commit(options: CommitOptions(forcePath: true))
+        _ = try b.process(c2.commit)
+        #expect(!Self.contains(b.serializedState(), oldSenderData)) // and gone after it
         // Two epochs back: dropped.
         let late2 = try a.encrypt(Array("later".utf8))
+        _ = try b.process(try a.commit(options: CommitOptions(forcePath: true)).commit)
         _ = try b.process(try a.commit(options: CommitOptions(forcePath: true)).commit)
         _ = try b.process(try a.commit(options: CommitOptions(forcePath: true)).commit)
         #expect { try b.process(late2) } throws: { ($0 as? MLSError)?.code == .wrongEpoch }
