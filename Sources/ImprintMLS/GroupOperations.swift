@@ -313,3 +313,22 @@ extension TLSWriter {
         return w.bytes
     }
 }
+
+/// A member of a group, as seen in the ratchet tree.
+public struct Member: Sendable, Hashable {
+    /// The member's leaf index.
+    public let leafIndex: UInt32
+    /// The member's credential.
+    public let credential: Credential
+    /// The member's signature public key.
+    public let signatureKey: [UInt8]
+}
+
+extension MLSGroup {
+    /// The current members, by leaf index.
+    public var members: [Member] {
+        tree.occupiedLeaves.compactMap { i in
+            tree.leaf(i).map { Member(leafIndex: i, credential: $0.credential, signatureKey: $0.signatureKey) }
+        }
+    }
+}

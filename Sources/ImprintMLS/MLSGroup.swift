@@ -174,6 +174,9 @@ public struct MLSGroup: Sendable {
         guard let myLeaf = (0 ..< tree.leafCount).first(where: { tree.leaf($0) == keyPackage.leafNode }) else {
             throw MLSError(.notFound, "our leaf is not in the tree")
         }
+        for e in ctx.extensions where !Extension.isDefault(e.type) && !keyPackage.leafNode.capabilities.extensions.contains(e.type) {
+            throw MLSError(.invalidMessage, "group extension \(e.type) is not in our capabilities")
+        }
         guard try cs.hpkePublicKey(privateKey: privateKeys.encryptionKey) == keyPackage.leafNode.encryptionKey else {
             throw MLSError(.invalidKey, "encryption private key does not match the KeyPackage")
         }

@@ -43,6 +43,8 @@ import Testing
         var c = try MLSGroup.join(welcome: wireWelcome, keyPackage: ckp, privateKeys: cpriv, ratchetTree: a.tree.wire)
         try Self.expectSameEpoch([a, b, c])
         #expect(a.epoch == 1)
+        #expect(c.members.map(\.credential) == [alice.credential, bob.credential, carol.credential])
+        #expect(c.members.map(\.leafIndex) == [0, 1, 2])
 
         // Application messages, both ways; a replay fails.
         let m1 = try Self.roundTrip(try b.encrypt(Array("hi".utf8)))
