@@ -76,6 +76,7 @@ public struct MLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Free-form context for humans (not stable).
     public let context: String
 
+    /// An error with a code and optional context.
     public init(_ code: Code, _ context: String = "") {
         self.code = code
         self.context = context

@@ -11,6 +11,7 @@ public struct TLSReader: Sendable {
     var depth: Int = 0
     static let maxDepth = 64
 
+    /// A reader over `bytes`, starting at offset 0.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         self.offset = 0
@@ -33,22 +34,26 @@ public struct TLSReader: Sendable {
         guard offset == end else { throw MLSError(.trailingBytes, "\(end - offset) trailing bytes") }
     }
 
+    /// Reads a `uint8`.
     public mutating func readUInt8() throws -> UInt8 {
         guard offset < end else { throw MLSError(.truncated, "uint8") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
+    /// Reads a big-endian `uint16`.
     public mutating func readUInt16() throws -> UInt16 {
         let b = try readBytes(2)
         return UInt16(b[0]) << 8 | UInt16(b[1])
     }
 
+    /// Reads a big-endian `uint32`.
     public mutating func readUInt32() throws -> UInt32 {
         let b = try readBytes(4)
         return b.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
+    /// Reads a big-endian `uint64`.
     public mutating func readUInt64() throws -> UInt64 {
         let b = try readBytes(8)
         return b.reduce(0) { $0 << 8 | UInt64($1) }
@@ -129,17 +134,24 @@ public struct TLSWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
+    /// Writes a `uint8`.
     public mutating func writeUInt8(_ v: UInt8) { bytes.append(v) }
+    /// Writes a big-endian `uint16`.
     public mutating func writeUInt16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(v & 0xff)) }
+    /// Writes a big-endian `uint32`.
     public mutating func writeUInt32(_ v: UInt32) {
         for s in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((v >> UInt32(s)) & 0xff)) }
     }
+    /// Writes a big-endian `uint64`.
     public mutating func writeUInt64(_ v: UInt64) {
         for s in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((v >> UInt64(s)) & 0xff)) }
     }
+    /// Writes raw bytes (no length prefix).
     public mutating func writeBytes<C: Collection>(_ b: C) where C.Element == UInt8 { bytes.append(contentsOf: b) }
+    /// Writes a boolean as a `uint8` 0 or 1.
     public mutating func writeBool(_ v: Bool) { bytes.append(v ? 1 : 0) }
 
     /// Writes an MLS variable-length integer in its minimal form.
@@ -185,7 +197,9 @@ public struct TLSWriter: Sendable {
 
 /// A value with an MLS TLS-presentation encoding.
 public protocol TLSCodable: Sendable {
+    /// Decodes a value from the reader's current position.
     init(from reader: inout TLSReader) throws
+    /// Appends the value's encoding.
     func encode(to writer: inout TLSWriter)
 }
 
