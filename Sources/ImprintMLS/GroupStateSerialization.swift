@@ -6,6 +6,8 @@
 /// store it encrypted at rest.
 extension MLSGroup {
     static let stateMagic: [UInt8] = Array("IMLS".utf8)
+    /// Largest accepted PrivateMessage padding block.
+    static let maxPaddingBlock = 1 << 16
     /// Current state format version.
     public static let stateFormatVersion: UInt16 = 1
 
@@ -77,6 +79,8 @@ extension MLSGroup {
         for (id, psk) in try r.readVector({ r in (try r.readOpaque(), try r.readOpaque()) }) { external[id] = psk }
         let config = MLSGroupConfiguration(secretTreeLimits: st.limits, resumptionPSKWindow: Int(try r.readUInt32()),
                                            paddingBlock: Int(try r.readUInt32()), pastEpochWindow: Int(try r.readUInt32()))
+        guard config.paddingBlock <= MLSGroup.maxPaddingBlock else { throw MLSError(.invalidValue, "padding block \(config.paddingBlock)") }
+        guard st.leafCount == tree.leafCount else { throw MLSError(.invalidState, "secret tree width differs from the tree") }
         var past: [UInt64: PastEpoch] = [:]
         for (e, p) in try r.readVector({ r -> (UInt64, PastEpoch) in
             let e = try r.readUInt64()

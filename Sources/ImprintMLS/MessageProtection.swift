@@ -103,7 +103,7 @@ enum MessageProtection {
         var body = TLSWriter()
         content.content.encodeBody(to: &body)
         ac.auth.encode(to: &body)
-        if paddingBlock > 1 {
+        if paddingBlock > 1, paddingBlock <= MLSGroup.maxPaddingBlock {
             let pad = (paddingBlock - body.bytes.count % paddingBlock) % paddingBlock
             body.writeBytes([UInt8](repeating: 0, count: pad))
         }

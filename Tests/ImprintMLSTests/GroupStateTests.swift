@@ -120,4 +120,31 @@ import Testing
         }
         #expect(otherErrors.isEmpty, "\(otherErrors.prefix(3))")
     }
+
+    @Test func fuzzedStateIsTypedErrorOrUsable() throws {
+        var (a, b) = try Self.pair()
+        _ = try b.process(try a.encrypt([1]))
+        let state = b.serializedState()
+        let seed: UInt64 = 0x57A7E
+        var rng = SplitMix64(state: seed)
+        var other: [String] = []
+        for i in 0 ..< 400 {
+            var input = state
+            switch rng.next() % 3 {
+            case 0: input = Array(input.prefix(Int(rng.next() % UInt64(input.count))))
+            case 1: for _ in 0 ... (rng.next() % 3) { input[Int(rng.next() % UInt64(input.count))] ^= UInt8(1 << (rng.next() % 8)) }
+            default: input[Int(rng.next() % UInt64(input.count))] = [0x00, 0x3f, 0x40, 0x7f, 0x80, 0xbf, 0xc0, 0xff][Int(rng.next() % 8)]
+            }
+            do {
+                var g = try MLSGroup(serializedState: input)
+                // A state that decodes must still fail cleanly (or work) when used.
+                _ = try? g.encrypt([1, 2])
+                _ = try? g.process(try a.encrypt([3]))
+            } catch is MLSError {
+            } catch {
+                other.append("seed \(seed) iteration \(i): \(error)")
+            }
+        }
+        #expect(other.isEmpty, "\(other.prefix(3))")
+    }
 }
