@@ -10,7 +10,6 @@ let package = Package(
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
         // MARK: MLS (products)
-        .library(name: "ImprintMLS", targets: ["ImprintMLS"]),
         .executable(name: "mls-vectors", targets: ["mls-vectors"]),
     ],
     dependencies: [
