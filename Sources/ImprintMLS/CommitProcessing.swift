@@ -44,6 +44,40 @@ extension MLSGroup {
         }
     }
 
+    /// Leaf-node compatibility checks (RFC 9420 §7.3) over every leaf of a
+    /// tree received when joining: credential types supported both ways,
+    /// leaf extensions listed in capabilities, group extensions and required
+    /// capabilities supported. (Lifetimes are not re-checked here.)
+    static func validateTreeLeaves(_ tree: RatchetTree, context: GroupContext) throws {
+        let leaves = tree.occupiedLeaves.compactMap { tree.leaf($0) }
+        let required = try context.extensions.first(type: Extension.requiredCapabilities).map { try RequiredCapabilities(tlsBytes: $0.data) }
+        for leaf in leaves {
+            let caps = leaf.capabilities
+            guard caps.credentials.contains(leaf.credential.type) else { throw MLSError(.invalidLeafNode, "credential type not in own capabilities") }
+            for e in leaf.extensions where !Extension.isDefault(e.type) && !caps.extensions.contains(e.type) {
+                throw MLSError(.invalidLeafNode, "leaf extension \(e.type) not in capabilities")
+            }
+            for e in context.extensions where !Extension.isDefault(e.type) && !caps.extensions.contains(e.type) {
+                throw MLSError(.invalidLeafNode, "group extension \(e.type) not supported by a member")
+            }
+            if let required {
+                for e in required.extensions where !Extension.isDefault(e) && !caps.extensions.contains(e) {
+                    throw MLSError(.invalidLeafNode, "required extension \(e) unsupported")
+                }
+                for p in required.proposals where p > 7 && !caps.proposals.contains(p) {
+                    throw MLSError(.invalidLeafNode, "required proposal \(p) unsupported")
+                }
+                for c in required.credentials where !caps.credentials.contains(c) {
+                    throw MLSError(.invalidLeafNode, "required credential \(c) unsupported")
+                }
+            }
+        }
+        let types = Set(leaves.map(\.credential.type))
+        for leaf in leaves where !types.isSubset(of: Set(leaf.capabilities.credentials)) {
+            throw MLSError(.invalidLeafNode, "a member does not support every credential type in use")
+        }
+    }
+
     /// Checks applied to a proposal when it is received on its own.
     func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock) throws {
         switch p {

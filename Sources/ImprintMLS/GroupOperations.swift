@@ -258,6 +258,7 @@ extension MLSGroup {
         var tree = try RatchetTree(suite: cs, wire: treeNodes)
         guard tree.treeHash == ctx.treeHash else { throw MLSError(.invalidTree, "tree hash differs from GroupContext") }
         try tree.validate(groupID: ctx.groupID)
+        try MLSGroup.validateTreeLeaves(tree, context: ctx)
         guard let signer = tree.leaf(info.signer), try info.verifySignature(publicKey: signer.signatureKey) else {
             throw MLSError(.signatureInvalid, "GroupInfo signature")
         }

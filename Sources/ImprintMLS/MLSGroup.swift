@@ -169,6 +169,7 @@ public struct MLSGroup: Sendable {
         let tree = try RatchetTree(suite: cs, wire: treeNodes)
         guard tree.treeHash == ctx.treeHash else { throw MLSError(.invalidTree, "tree hash differs from GroupContext") }
         try tree.validate(groupID: ctx.groupID)
+        try MLSGroup.validateTreeLeaves(tree, context: ctx)
         guard let signer = tree.leaf(info.signer) else { throw MLSError(.invalidMessage, "GroupInfo signer leaf is blank") }
         guard try info.verifySignature(publicKey: signer.signatureKey) else { throw MLSError(.signatureInvalid, "GroupInfo signature") }
         guard let myLeaf = (0 ..< tree.leafCount).first(where: { tree.leaf($0) == keyPackage.leafNode }) else {

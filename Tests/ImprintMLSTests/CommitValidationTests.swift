@@ -141,4 +141,21 @@ import Testing
         #expect(throws: MLSError.self) { try MLSGroup.join(welcome: bad, keyPackage: bkp, privateKeys: bpriv, ratchetTree: a.tree.wire) }
         _ = try MLSGroup.join(welcome: w, keyPackage: bkp, privateKeys: bpriv, ratchetTree: a.tree.wire)
     }
+
+    @Test func extensionSupportIsChecked() throws {
+        let alice = try Client("alice", suite), bob = try Client("bob", suite)
+        // The creator's own leaf does not list extension 0xff00, which the group uses.
+        var a = try MLSGroup.create(suite: suite, groupID: [5], credential: alice.credential, signaturePrivateKey: alice.signatureKey,
+                                    extensions: [Extension(type: 0xff00, data: [1])])
+        let (plain, _) = try bob.keyPackage(suite)
+        #expect { try a.commit([.add(plain)]) } throws: { ($0 as? MLSError)?.code == .invalidLeafNode }
+        // A KeyPackage that supports it is accepted by the committer...
+        var (kp, priv) = try bob.keyPackage(suite)
+        kp.leafNode.capabilities.extensions = [0xff00]
+        try kp.leafNode.sign(suite: suite, signaturePrivateKey: bob.signatureKey, groupID: [], leafIndex: 0)
+        kp.signature = try suite.signWithLabel(privateKey: bob.signatureKey, label: "KeyPackageTBS", content: kp.toBeSigned)
+        let out = try a.commit([.add(kp)])
+        // ...but the joiner sees a member (the creator) that does not support it.
+        #expect { try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: kp, privateKeys: priv) } throws: { ($0 as? MLSError)?.code == .invalidLeafNode }
+    }
 }
