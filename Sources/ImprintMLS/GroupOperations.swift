@@ -136,17 +136,40 @@ extension MLSGroup {
         let cs = cipherSuite
         var list: [(Proposal, Sender)] = []
         var refs: [ProposalOrRef] = []
-        for (ref, pending) in pendingProposals.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-            if case .update = pending.proposal, pending.sender == .member(leafIndex: myLeaf) { continue }
-            if case let .remove(i) = pending.proposal, i == myLeaf { continue }
-            list.append((pending.proposal, pending.sender))
-            refs.append(.reference(ref))
+        // Explicit proposals first; then pending ones that do not conflict
+        // with what is already chosen (RFC 9420 §12.2: the list must be valid).
+        var touched = Set<UInt32>(), addKeys = Set<[UInt8]>(), pskIDs = Set<PreSharedKeyID>(), hasGCE = false
+        func admit(_ p: Proposal, sender: Sender) -> Bool {
+            switch p {
+            case let .remove(i):
+                return i != myLeaf && touched.insert(i).inserted
+            case .update:
+                guard case let .member(i) = sender, i != myLeaf else { return false }
+                return touched.insert(i).inserted
+            case let .add(kp):
+                return addKeys.insert(kp.leafNode.signatureKey).inserted
+            case let .preSharedKey(id):
+                return pskIDs.insert(id).inserted
+            case .groupContextExtensions:
+                defer { hasGCE = true }
+                return !hasGCE
+            case .externalInit, .reInit:
+                return false
+            }
         }
         for p in proposals {
             if case .update = p { throw MLSError(.invalidProposal, "a committer updates through the path, not an Update proposal") }
             try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock)
+            guard admit(p, sender: .member(leafIndex: myLeaf)) else { throw MLSError(.invalidProposal, "conflicting or disallowed proposal \(p.type)") }
             list.append((p, .member(leafIndex: myLeaf)))
             refs.append(.proposal(p))
+        }
+        // Removes are admitted before Updates so that a removed member's Update is dropped.
+        let pending = pendingProposals.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        for (ref, entry) in pending.filter({ if case .remove = $0.value.proposal { true } else { false } }) + pending.filter({ if case .remove = $0.value.proposal { false } else { true } }) {
+            guard admit(entry.proposal, sender: entry.sender), (try? validateStandaloneProposal(entry.proposal, sender: entry.sender, clock: clock)) != nil else { continue }
+            list.append((entry.proposal, entry.sender))
+            refs.append(.reference(ref))
         }
         let pathRequired = list.isEmpty || list.contains { p, _ in
             switch p {

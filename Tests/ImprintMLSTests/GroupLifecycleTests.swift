@@ -137,4 +137,29 @@ import Testing
         #expect { try a.commit([.add(old)], clock: .fixed(1000)) } throws: { ($0 as? MLSError)?.code == .invalidKeyPackage }
         _ = try a.commit([.add(old)], clock: .fixed(150))
     }
+
+    @Test func committerDropsConflictingPendingProposals() throws {
+        let suite = CipherSuite.x25519Aes128GcmSha256Ed25519
+        let names = ["alice", "bob", "carol", "dave"]
+        let clients = try names.map { try Client($0, suite) }
+        var a = try MLSGroup.create(suite: suite, groupID: [8], credential: clients[0].credential, signaturePrivateKey: clients[0].signatureKey)
+        let kps = try clients[1...].map { try $0.keyPackage(suite) }
+        let out = try a.commit(kps.map { .add($0.0) })
+        var g = try kps.map { try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: $0.0, privateKeys: $0.1) }
+        // Bob and Carol both propose removing Dave; Dave proposes an Update.
+        let p1 = try g[0].propose(.remove(leafIndex: g[2].myLeaf))
+        let p2 = try g[1].propose(.remove(leafIndex: g[2].myLeaf))
+        let p3 = try g[2].proposeUpdate()
+        for m in [p1, p2, p3] {
+            _ = try a.process(m)
+            for i in g.indices { _ = try? g[i].process(m) } // senders cannot process their own
+        }
+        let commit = try a.commit()
+        guard case let .publicMessage(pm) = commit.commit, case let .commit(c) = pm.content.content else { Issue.record("no commit"); return }
+        #expect(c.proposals.count == 1) // one Remove; the duplicate and the removed member's Update dropped
+        _ = try g[0].process(commit.commit)
+        _ = try g[1].process(commit.commit)
+        #expect(a.tree.leaf(3) == nil)
+        try Self.expectSameEpoch([a, g[0], g[1]])
+    }
 }
