@@ -170,13 +170,13 @@ extension MLSGroup {
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
         var (newTree, added, newExtensions) = applyProposals(proposals)
         if newTree.leaf(myLeaf) == nil { throw MLSError(.invalidState, "we were removed from the group") }
-        // All members must support the new group context extensions.
+        // All members must support the new group context extensions (and any
+        // required_capabilities among them).
         if gceCount == 1 {
-            for li in newTree.occupiedLeaves {
-                let caps = newTree.leaf(li)!.capabilities
-                for e in newExtensions where !Extension.isDefault(e.type) && !caps.extensions.contains(e.type) {
-                    throw MLSError(.invalidCommit, "member \(li) does not support extension \(e.type)")
-                }
+            var probe = context
+            probe.extensions = newExtensions
+            do { try MLSGroup.validateTreeLeaves(newTree, context: probe) } catch let e as MLSError {
+                throw MLSError(.invalidCommit, "GroupContextExtensions unsupported by a member: \(e.context)")
             }
         }
 

@@ -179,6 +179,13 @@ extension MLSGroup {
         }
         var (newTree, added, newExtensions) = applyProposals(list)
         guard newTree.leaf(myLeaf) != nil else { throw MLSError(.invalidCommit, "commit removes the committer") }
+        if list.contains(where: { if case .groupContextExtensions = $0.0 { true } else { false } }) {
+            var probe = context
+            probe.extensions = newExtensions
+            do { try MLSGroup.validateTreeLeaves(newTree, context: probe) } catch let e as MLSError {
+                throw MLSError(.invalidProposal, "GroupContextExtensions unsupported by a member: \(e.context)")
+            }
+        }
 
         var provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: context.confirmedTranscriptHash, extensions: newExtensions)

@@ -158,4 +158,15 @@ import Testing
         // ...but the joiner sees a member (the creator) that does not support it.
         #expect { try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: kp, privateKeys: priv) } throws: { ($0 as? MLSError)?.code == .invalidLeafNode }
     }
+
+    @Test func groupContextExtensionsMustBeSupported() throws {
+        var (a, b, _, _) = try trio()
+        let unsupported = Proposal.groupContextExtensions([Extension(type: 0xff01, data: [])])
+        #expect { try a.commit([unsupported]) } throws: { ($0 as? MLSError)?.code == .invalidProposal }
+        // Forged by a member anyway: receivers refuse it.
+        var probe = a
+        let good = try probe.commit(options: CommitOptions(forcePath: true))
+        guard case let .publicMessage(pm) = good.commit, case let .commit(c) = pm.content.content else { Issue.record("no commit"); return }
+        expectRefused(try forge(Commit(proposals: [.proposal(unsupported)], path: c.path), from: &a), by: b, .invalidCommit)
+    }
 }
