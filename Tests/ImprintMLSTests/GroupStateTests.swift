@@ -147,4 +147,36 @@ import Testing
         }
         #expect(other.isEmpty, "\(other.prefix(3))")
     }
+
+    @Test func fuzzedWelcomesAndGroupInfosAreTypedErrors() throws {
+        let suite = CipherSuite.x25519Aes128GcmSha256Ed25519
+        let alice = try Client("alice", suite), bob = try Client("bob", suite), eve = try Client("eve", suite)
+        var a = try MLSGroup.create(suite: suite, groupID: [6], credential: alice.credential, signaturePrivateKey: alice.signatureKey)
+        let (kp, priv) = try bob.keyPackage(suite)
+        let out = try a.commit([.add(kp)])
+        let welcome = MLSMessage.welcome(try #require(out.welcome)).tlsBytes
+        let info = MLSMessage.groupInfo(out.groupInfo).tlsBytes
+        let seed: UInt64 = 0x3E1C
+        var rng = SplitMix64(state: seed)
+        var other: [String] = []
+        var joined = 0
+        for i in 0 ..< 300 {
+            var input = i % 2 == 0 ? welcome : info
+            for _ in 0 ... (rng.next() % 2) { input[Int(rng.next() % UInt64(input.count))] ^= UInt8(1 << (rng.next() % 8)) }
+            do {
+                switch try MLSMessage(tlsBytes: input) {
+                case let .welcome(w): _ = try MLSGroup.join(welcome: w, keyPackage: kp, privateKeys: priv)
+                case let .groupInfo(g): _ = try MLSGroup.joinByExternalCommit(groupInfo: g, credential: eve.credential, signaturePrivateKey: eve.signatureKey)
+                default: throw MLSError(.invalidMessage)
+                }
+                joined += 1
+            } catch is MLSError {
+            } catch {
+                other.append("seed \(seed) iteration \(i): \(error)")
+            }
+        }
+        #expect(other.isEmpty, "\(other.prefix(3))")
+        // Authenticated encryption and signatures leave (almost) no mutation accepted.
+        #expect(joined < 10)
+    }
 }
