@@ -187,6 +187,12 @@ extension MLSGroup {
         let sender: UInt32
         if let committer { sender = committer } else {
             guard let path = commit.path else { throw MLSError(.invalidCommit, "external commit without path") }
+            // A Remove in an external commit may only remove the joiner's old leaf (same credential).
+            for (p, _) in proposals {
+                if case let .remove(i) = p, tree.leaf(i)?.credential != path.leafNode.credential {
+                    throw MLSError(.invalidCommit, "external commit removes another member")
+                }
+            }
             sender = newTree.addLeaf(path.leafNode)
         }
         var provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],

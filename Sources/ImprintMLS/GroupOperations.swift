@@ -276,8 +276,12 @@ extension MLSGroup {
     /// Joins a group with an external commit (RFC 9420 §12.4.3.2) from a
     /// GroupInfo carrying `external_pub`. Returns the new group state and the
     /// commit to send to the existing members.
+    ///
+    /// - Parameter removing: our own old leaf, to resynchronise after losing
+    ///   state (it must carry the same credential).
     public static func joinByExternalCommit(groupInfo info: GroupInfo, ratchetTree: RatchetTreeNodes? = nil, credential: Credential,
-                                            signaturePrivateKey: [UInt8], configuration: MLSGroupConfiguration = .init()) throws -> (MLSGroup, MLSMessage) {
+                                            signaturePrivateKey: [UInt8], removing oldLeaf: UInt32? = nil,
+                                            configuration: MLSGroupConfiguration = .init()) throws -> (MLSGroup, MLSMessage) {
         let ctx = info.groupContext
         let cs = ctx.cipherSuite
         try cs.requireSupported()
@@ -301,6 +305,10 @@ extension MLSGroup {
         let encKP = try cs.deriveKeyPair(ikm: CipherSuite.randomBytes(32))
         let leaf = LeafNode(encryptionKey: encKP.publicKey, signatureKey: try cs.signaturePublicKey(privateKey: signaturePrivateKey), credential: credential,
                             capabilities: defaultCapabilities(cs), source: .commit(parentHash: []), extensions: [])
+        if let oldLeaf {
+            guard tree.leaf(oldLeaf)?.credential == credential else { throw MLSError(.invalidProposal, "resync must remove a leaf with our credential") }
+            tree.removeLeaf(oldLeaf)
+        }
         let myLeaf = tree.addLeaf(leaf)
         var provisional = GroupContext(cipherSuite: cs, groupID: ctx.groupID, epoch: ctx.epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: ctx.confirmedTranscriptHash, extensions: ctx.extensions)
@@ -310,7 +318,7 @@ extension MLSGroup {
             return c.tlsBytes
         }
         provisional.treeHash = tree.treeHash
-        let commit = Commit(proposals: [.proposal(.externalInit(kemOutput: kemOutput))], path: path)
+        let commit = Commit(proposals: [.proposal(.externalInit(kemOutput: kemOutput))] + (oldLeaf.map { [.proposal(.remove(leafIndex: $0))] } ?? []), path: path)
         let framed = FramedContent(groupID: ctx.groupID, epoch: ctx.epoch, sender: .newMemberCommit, authenticatedData: [], content: .commit(commit))
         let sig = try MessageProtection.sign(suite: cs, wireFormat: .publicMessage, content: framed, context: ctx, signaturePrivateKey: signaturePrivateKey)
         var ac = AuthenticatedContent(wireFormat: .publicMessage, content: framed, auth: FramedContentAuthData(signature: sig, confirmationTag: nil))

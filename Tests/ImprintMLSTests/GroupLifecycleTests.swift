@@ -162,4 +162,29 @@ import Testing
         #expect(a.tree.leaf(3) == nil)
         try Self.expectSameEpoch([a, g[0], g[1]])
     }
+
+    @Test func externalCommitResync() throws {
+        let suite = CipherSuite.x25519ChaCha20Poly1305Sha256Ed25519
+        let alice = try Client("alice", suite), bob = try Client("bob", suite), carol = try Client("carol", suite)
+        var a = try MLSGroup.create(suite: suite, groupID: [9], credential: alice.credential, signaturePrivateKey: alice.signatureKey)
+        let (bkp, bpriv) = try bob.keyPackage(suite)
+        let (ckp, cpriv) = try carol.keyPackage(suite)
+        let out = try a.commit([.add(bkp), .add(ckp)])
+        let b = try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: bkp, privateKeys: bpriv)
+        var c = try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: ckp, privateKeys: cpriv)
+        // Bob lost his state and comes back, replacing his old leaf.
+        let info = try a.groupInfo()
+        #expect(throws: MLSError.self) {
+            try MLSGroup.joinByExternalCommit(groupInfo: info, credential: bob.credential, signaturePrivateKey: bob.signatureKey, removing: c.myLeaf)
+        }
+        var (b2, msg) = try MLSGroup.joinByExternalCommit(groupInfo: info, credential: bob.credential, signaturePrivateKey: bob.signatureKey, removing: b.myLeaf)
+        _ = try a.process(msg)
+        _ = try c.process(msg)
+        try Self.expectSameEpoch([a, b2, c])
+        #expect(a.members.count == 3)
+        #expect(b2.myLeaf == b.myLeaf)
+        let m = try b2.encrypt([42])
+        guard case let .application(data, _, _) = try c.process(m) else { Issue.record("not application"); return }
+        #expect(data == [42])
+    }
 }
