@@ -169,7 +169,7 @@ extension MLSGroup {
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
         var (newTree, added, newExtensions) = applyProposals(proposals)
-        if newTree.leaf(myLeaf) == nil { throw MLSError(.invalidState, "we were removed from the group") }
+        if newTree.leaf(myLeaf) == nil { throw MLSError(.removedFromGroup, "this commit removes us") }
         // All members must support the new group context extensions (and any
         // required_capabilities among them).
         if gceCount == 1 {

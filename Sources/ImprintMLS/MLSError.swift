@@ -11,7 +11,7 @@ public struct MLSError: Error, Sendable, Hashable, CustomStringConvertible {
             case signatureInvalid, decryptionFailed, invalidTree, invalidParentHash
             case invalidLeafNode, invalidKeyPackage, invalidProposal, invalidCommit
             case invalidMessage, wrongGroup, wrongEpoch, secretConsumed, generationTooFar
-            case membershipTagInvalid, confirmationTagInvalid, invalidState, notFound
+            case membershipTagInvalid, confirmationTagInvalid, invalidState, notFound, removedFromGroup
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -69,6 +69,8 @@ public struct MLSError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidState = Code(.invalidState)
         /// A referenced item was not found.
         public static let notFound = Code(.notFound)
+        /// We are no longer a member (used internally; see ``ProcessedMessage/removed(epoch:)``).
+        public static let removedFromGroup = Code(.removedFromGroup)
     }
 
     /// The kind of failure.

@@ -6,6 +6,9 @@ public enum ProcessedMessage: Sendable, Hashable {
     case proposal(reference: [UInt8])
     /// A commit, applied; the group is now in `epoch`.
     case commit(epoch: UInt64)
+    /// A valid (signed, and tagged where applicable) commit of `epoch` that
+    /// removes us. The group state is left as it was and is of no further use.
+    case removed(epoch: UInt64)
 }
 
 /// A member's state of one MLS group at its current epoch.
@@ -244,7 +247,11 @@ public struct MLSGroup: Sendable {
             return .proposal(reference: ref)
         case let .commit(c):
             var next = self
-            try next.applyCommit(c, authenticated: ac, clock: clock)
+            do {
+                try next.applyCommit(c, authenticated: ac, clock: clock)
+            } catch let e as MLSError where e.code == .removedFromGroup {
+                return .removed(epoch: epoch + 1)
+            }
             self = next
             return .commit(epoch: epoch)
         }

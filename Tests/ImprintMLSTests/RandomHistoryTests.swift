@@ -62,12 +62,13 @@ import Testing
             for i in members.indices {
                 if i == c { next.append(members[i]); continue }
                 var g = members[i]
-                do {
-                    _ = try g.process(try MLSMessage(tlsBytes: wire))
+                switch try g.process(try MLSMessage(tlsBytes: wire)) {
+                case .commit:
                     next.append(g)
-                } catch let e as MLSError where e.code == .invalidState {
-                    // Removed by this commit.
+                case .removed:
                     #expect(members[c].tree.leaf(members[i].myLeaf)?.signatureKey != members[i].tree.leaf(members[i].myLeaf)?.signatureKey, "step \(step) seed \(seed)")
+                default:
+                    Issue.record("step \(step): not a commit")
                 }
             }
             for (kp, priv) in newJoiners {
