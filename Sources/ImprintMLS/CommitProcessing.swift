@@ -2,7 +2,7 @@ extension MLSGroup {
     // MARK: Leaf node validation (RFC 9420 §7.3)
 
     /// Validates a LeafNode about to enter the tree at `index` (nil for an Add, whose slot is not known yet).
-    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock) throws {
+    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock, checkUniqueness: Bool = true) throws {
         guard leaf.source.code == expectedSource else { throw MLSError(.invalidLeafNode, "leaf_node_source \(leaf.source.code)") }
         if case let .keyPackage(lifetime) = leaf.source {
             let now = clock.now()
@@ -34,10 +34,11 @@ extension MLSGroup {
             guard other.capabilities.credentials.contains(leaf.credential.type), leaf.capabilities.credentials.contains(other.credential.type) else {
                 throw MLSError(.invalidLeafNode, "credential type not supported by all members")
             }
+            guard checkUniqueness else { continue }
             guard other.signatureKey != leaf.signatureKey else { throw MLSError(.invalidLeafNode, "signature key already in the tree") }
             guard other.encryptionKey != leaf.encryptionKey else { throw MLSError(.invalidLeafNode, "encryption key already in the tree") }
         }
-        for i in stride(from: 1, to: tree.nodes.count, by: 2) {
+        for i in stride(from: 1, to: tree.nodes.count, by: 2) where checkUniqueness {
             if let p = tree.parentNode(UInt32(i)), p.encryptionKey == leaf.encryptionKey {
                 throw MLSError(.invalidLeafNode, "encryption key already in the tree")
             }
@@ -83,7 +84,9 @@ extension MLSGroup {
         switch p {
         case let .add(kp):
             try kp.validate(suite: cipherSuite, now: clock.now())
-            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock)
+            // Uniqueness against current members is a proposal-list property (a
+            // Remove in the same commit may free the key): checked on the result.
+            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false)
         case let .update(leaf):
             guard case let .member(idx) = sender else { throw MLSError(.invalidProposal, "Update from a non-member") }
             guard try leaf.verifySignature(suite: cipherSuite, groupID: groupID, leafIndex: idx) else {
@@ -170,6 +173,7 @@ extension MLSGroup {
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
         var (newTree, added, newExtensions) = applyProposals(proposals)
         if newTree.leaf(myLeaf) == nil { throw MLSError(.removedFromGroup, "this commit removes us") }
+        do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidCommit, e.context) }
         // All members must support the new group context extensions (and any
         // required_capabilities among them).
         if gceCount == 1 {
@@ -203,6 +207,7 @@ extension MLSGroup {
             probe.context.extensions = newExtensions
             try probe.validateLeaf(path.leafNode, replacing: sender, expectedSource: 3, clock: clock)
             try newTree.mergeUpdatePath(sender: sender, path: path, groupID: groupID, excluding: added)
+            do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidCommit, e.context) }
             provisional.treeHash = newTree.treeHash
             var keys = privateKeys
             // If this commit applies our own Update, our leaf now has the new key.

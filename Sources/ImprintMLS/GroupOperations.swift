@@ -179,6 +179,7 @@ extension MLSGroup {
         }
         var (newTree, added, newExtensions) = applyProposals(list)
         guard newTree.leaf(myLeaf) != nil else { throw MLSError(.invalidCommit, "commit removes the committer") }
+        do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidProposal, e.context) }
         if list.contains(where: { if case .groupContextExtensions = $0.0 { true } else { false } }) {
             var probe = context
             probe.extensions = newExtensions

@@ -186,6 +186,15 @@ public struct RatchetTree: Sendable, Hashable {
 
     // MARK: Validation
 
+    /// Signature keys unique among leaves; encryption keys unique among all nodes.
+    func checkKeyUniqueness() throws {
+        var encryptionKeys = Set<[UInt8]>(), signatureKeys = Set<[UInt8]>()
+        for case let node? in nodes {
+            guard encryptionKeys.insert(node.encryptionKey).inserted else { throw MLSError(.invalidTree, "duplicate encryption key") }
+            if case let .leaf(l) = node, !signatureKeys.insert(l.signatureKey).inserted { throw MLSError(.invalidTree, "duplicate signature key") }
+        }
+    }
+
     /// Checks the tree received from a Welcome or in a vector: structure,
     /// parent hashes, leaf signatures, unique keys, unmerged-leaf consistency.
     public func validate(groupID: [UInt8]) throws {

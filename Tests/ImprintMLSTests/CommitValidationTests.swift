@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func addedKeyPackagesAreValidated() throws {
-        var (a, b, _, _) = try trio()
+        var (a, b, c, _) = try trio()
         let dave = try Client("dave", suite)
         var (kp, _) = try dave.keyPackage(suite)
         kp.signature[0] ^= 1
@@ -60,9 +60,17 @@ import Testing
         let (p256kp, _) = try KeyPackage.create(suite: .p256Aes128GcmSha256P256, credential: dave.credential,
                                                 signaturePrivateKey: try CipherSuite.p256Aes128GcmSha256P256.generateSignatureKeyPair().privateKey)
         expectRefused(try forge(Commit(proposals: [.proposal(.add(p256kp))], path: nil), from: &a), by: b, .invalidKeyPackage)
-        // A member's own signature key again.
-        let (dup, _) = try KeyPackage.create(suite: suite, credential: dave.credential, signaturePrivateKey: b.signaturePrivateKey)
-        expectRefused(try forge(Commit(proposals: [.proposal(.add(dup))], path: nil), from: &a), by: b, .invalidLeafNode)
+        // A member's own signature key again...
+        let (dup, dupPriv) = try KeyPackage.create(suite: suite, credential: dave.credential, signaturePrivateKey: b.signaturePrivateKey)
+        expectRefused(try forge(Commit(proposals: [.proposal(.add(dup))], path: nil), from: &a), by: b, .invalidCommit)
+        #expect { try a.commit([.add(dup)]) } throws: { ($0 as? MLSError)?.code == .invalidProposal }
+        // ...is fine when that member is removed in the same commit.
+        var c2 = a
+        let replace = try c2.commit([.remove(leafIndex: b.myLeaf), .add(dup)])
+        var receiver = c
+        #expect(try receiver.process(replace.commit) == .commit(epoch: c2.epoch))
+        let joined = try MLSGroup.join(welcome: try #require(replace.welcome), keyPackage: dup, privateKeys: dupPriv)
+        #expect(joined.epochAuthenticator == c2.epochAuthenticator)
     }
 
     @Test func updatePathIsValidated() throws {
