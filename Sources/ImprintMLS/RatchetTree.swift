@@ -211,6 +211,9 @@ public struct RatchetTree: Sendable, Hashable {
         for i in stride(from: 1, to: nodes.count, by: 2) {
             guard let p = parentNode(UInt32(i)) else { continue }
             guard encryptionKeys.insert(p.encryptionKey).inserted else { throw MLSError(.invalidTree, "duplicate encryption key") }
+            guard zip(p.unmergedLeaves, p.unmergedLeaves.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                throw MLSError(.invalidTree, "unmerged leaves of node \(i) not in increasing order")
+            }
             for u in p.unmergedLeaves {
                 // Unmerged leaves must be non-blank leaves below P, and listed on every
                 // non-blank node between the leaf and P.
@@ -240,7 +243,8 @@ public struct RatchetTree: Sendable, Hashable {
         nodes[Int(li * 2)] = .leaf(leafNode)
         for p in TreeMath.directPath(li * 2, leafCount: leafCount) {
             if case var .parent(pn)? = nodes[Int(p)] {
-                pn.unmergedLeaves.append(li)
+                // Kept sorted in increasing order (RFC 9420 §7.1).
+                pn.unmergedLeaves.insert(li, at: pn.unmergedLeaves.firstIndex { $0 > li } ?? pn.unmergedLeaves.count)
                 nodes[Int(p)] = .parent(pn)
             }
         }

@@ -20,6 +20,10 @@ import Testing
         #expect(tree.parentNode(3)?.unmergedLeaves == [3])
         #expect(tree.resolution(5) == [4, 6])
         #expect(tree.resolution(3) == [3, 6])
+        // Leaf 0 leaves and is replaced: the root's unmerged list stays sorted.
+        tree.setNode(0, nil)
+        tree.addLeaf(leaf(9))
+        #expect(tree.parentNode(3)?.unmergedLeaves == [0, 3])
         tree.removeLeaf(1)
         #expect(tree.leaf(1) == nil && tree.parentNode(1) == nil && tree.parentNode(3) == nil)
         #expect(tree.addLeaf(leaf(4)) == 1) // leftmost blank slot is reused
