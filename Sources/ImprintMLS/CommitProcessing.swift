@@ -206,6 +206,9 @@ extension MLSGroup {
             probe.tree = newTree
             probe.context.extensions = newExtensions
             try probe.validateLeaf(path.leafNode, replacing: sender, expectedSource: 3, clock: clock)
+            if committer != nil, path.leafNode.encryptionKey == newTree.leaf(sender)?.encryptionKey {
+                throw MLSError(.invalidCommit, "UpdatePath keeps the committer's encryption key")
+            }
             try newTree.mergeUpdatePath(sender: sender, path: path, groupID: groupID, excluding: added)
             do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidCommit, e.context) }
             provisional.treeHash = newTree.treeHash

@@ -90,6 +90,11 @@ import Testing
         try badPH.leafNode.sign(suite: suite, signaturePrivateKey: a.signaturePrivateKey, groupID: a.groupID, leafIndex: a.myLeaf)
         expectRefused(try forge(Commit(proposals: [], path: badPH), from: &a), by: b, .invalidParentHash)
 
+        var sameKey = path
+        sameKey.leafNode.encryptionKey = a.tree.leaf(a.myLeaf)!.encryptionKey
+        try sameKey.leafNode.sign(suite: suite, signaturePrivateKey: a.signaturePrivateKey, groupID: a.groupID, leafIndex: a.myLeaf)
+        expectRefused(try forge(Commit(proposals: [], path: sameKey), from: &a), by: b, .invalidCommit)
+
         var unsigned = path
         unsigned.leafNode.signature[0] ^= 1
         expectRefused(try forge(Commit(proposals: [], path: unsigned), from: &a), by: b, .signatureInvalid)
