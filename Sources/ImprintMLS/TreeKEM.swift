@@ -82,6 +82,9 @@ extension RatchetTree {
         guard me != sender else { throw MLSError(.invalidState, "cannot decrypt own UpdatePath") }
         let fdp = filteredDirectPath(sender, excluding: excluding)
         guard fdp.count == path.nodes.count else { throw MLSError(.invalidCommit, "UpdatePath length") }
+        for (i, entry) in fdp.enumerated() where path.nodes[i].encryptedPathSecret.count != resolution(entry.copath, excluding: excluding).count {
+            throw MLSError(.invalidCommit, "UpdatePath node \(entry.node) has the wrong number of ciphertexts")
+        }
         guard let k = fdp.firstIndex(where: { TreeMath.isInSubtree(me * 2, root: $0.node) }) else {
             throw MLSError(.invalidCommit, "no common ancestor on the filtered direct path")
         }
