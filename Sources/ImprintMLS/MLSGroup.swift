@@ -265,8 +265,12 @@ public struct MLSGroup: Sendable {
             guard let l = tree.leaf(leaf) else { throw MLSError(.invalidMessage, "sender leaf \(leaf) is blank") }
             key = l.signatureKey
         case let .external(index):
-            guard ac.wireFormat == .publicMessage, case .proposal = ac.content.content else {
+            guard ac.wireFormat == .publicMessage, case let .proposal(p) = ac.content.content else {
                 throw MLSError(.invalidMessage, "external sender may only send PublicMessage proposals")
+            }
+            switch p {
+            case .add, .remove, .preSharedKey, .reInit, .groupContextExtensions: break
+            case .update, .externalInit: throw MLSError(.invalidProposal, "proposal type \(p.type) not allowed from an external sender")
             }
             guard let ext = context.extensions.first(type: Extension.externalSenders) else {
                 throw MLSError(.invalidMessage, "no external_senders extension")
