@@ -172,7 +172,10 @@ extension MLSGroup {
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
         var (newTree, added, newExtensions) = applyProposals(proposals)
-        if newTree.leaf(myLeaf) == nil { throw MLSError(.removedFromGroup, "this commit removes us") }
+        // Removed (our slot may already hold a new member added by the same commit).
+        if proposals.contains(where: { if case .remove(myLeaf) = $0.0 { true } else { false } }) || newTree.leaf(myLeaf) == nil {
+            throw MLSError(.removedFromGroup, "this commit removes us")
+        }
         do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidCommit, e.context) }
         // All members must support the new group context extensions (and any
         // required_capabilities among them).

@@ -187,4 +187,46 @@ import Testing
         guard case let .application(data, _, _) = try c.process(m) else { Issue.record("not application"); return }
         #expect(data == [42])
     }
+
+    @Test func externalSenderAndNewMemberProposals() throws {
+        let suite = CipherSuite.p256Aes128GcmSha256P256
+        let alice = try Client("alice", suite), bob = try Client("bob", suite), server = try Client("ds", suite), dave = try Client("dave", suite)
+        var w = TLSWriter()
+        w.writeVector { v in
+            v.writeOpaque(try! suite.signaturePublicKey(privateKey: server.signatureKey))
+            server.credential.encode(to: &v)
+        }
+        let ext = Extension(type: Extension.externalSenders, data: w.bytes)
+        var a = try MLSGroup.create(suite: suite, groupID: [10], credential: alice.credential, signaturePrivateKey: alice.signatureKey, extensions: [ext])
+        let (bkp, bpriv) = try bob.keyPackage(suite)
+        let out = try a.commit([.add(bkp)])
+        var b = try MLSGroup.join(welcome: try #require(out.welcome), keyPackage: bkp, privateKeys: bpriv)
+
+        func external(_ p: Proposal, sender: Sender, key: [UInt8]) throws -> MLSMessage {
+            let framed = FramedContent(groupID: a.groupID, epoch: a.epoch, sender: sender, authenticatedData: [], content: .proposal(p))
+            let sig = try MessageProtection.sign(suite: suite, wireFormat: .publicMessage, content: framed, context: a.context, signaturePrivateKey: key)
+            return .publicMessage(PublicMessage(content: framed, auth: FramedContentAuthData(signature: sig, confirmationTag: nil), membershipTag: nil))
+        }
+        // The delivery service (external sender 0) proposes removing Bob; Alice commits it.
+        let rm = try external(.remove(leafIndex: b.myLeaf), sender: .external(senderIndex: 0), key: server.signatureKey)
+        guard case .proposal = try a.process(rm) else { Issue.record("not a proposal"); return }
+        // Signed by someone else, or an Update, or an unknown sender index: refused.
+        #expect { try b.process(try external(.remove(leafIndex: 0), sender: .external(senderIndex: 0), key: dave.signatureKey)) }
+            throws: { ($0 as? MLSError)?.code == .signatureInvalid }
+        #expect { try b.process(try external(.remove(leafIndex: 0), sender: .external(senderIndex: 1), key: server.signatureKey)) }
+            throws: { ($0 as? MLSError)?.code == .invalidMessage }
+        #expect { try b.process(try external(.update(b.tree.leaf(0)!), sender: .external(senderIndex: 0), key: server.signatureKey)) }
+            throws: { ($0 as? MLSError)?.code == .invalidProposal }
+        // Dave asks to join (new_member_proposal, signed with his KeyPackage key).
+        let (dkp, dpriv) = try dave.keyPackage(suite)
+        let join = try external(.add(dkp), sender: .newMemberProposal, key: dave.signatureKey)
+        guard case .proposal = try a.process(join) else { Issue.record("not a proposal"); return }
+        _ = try b.process(rm)
+        _ = try b.process(join)
+        let commit = try a.commit()
+        #expect(try b.process(commit.commit) == .removed(epoch: 2))
+        let d = try MLSGroup.join(welcome: try #require(commit.welcome), keyPackage: dkp, privateKeys: dpriv)
+        try Self.expectSameEpoch([a, d])
+        #expect(a.members.map(\.credential) == [alice.credential, dave.credential])
+    }
 }
