@@ -43,6 +43,11 @@ import Testing
                 let candidates = members.indices.filter { $0 != c && $0 != passive }
                 let victim = candidates[pick(candidates.count)]
                 proposals.append(.remove(leafIndex: members[victim].myLeaf))
+                if pick(2) == 0 { // and someone new, possibly into the freed slot
+                    let kp = try newClient().keyPackage(suite)
+                    newJoiners.append(kp)
+                    proposals.append(.add(kp.0))
+                }
             case 3:
                 // Another member proposes an Update, sent to everyone; committed by reference.
                 let others = members.indices.filter { $0 != c && $0 != passive }
