@@ -122,8 +122,10 @@ public struct MLSGroup: Sendable {
         guard m.groupID == groupID else { throw MLSError(.wrongGroup, "group id") }
         guard var past = pastEpochs[m.epoch] else { throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available") }
         guard m.contentType == .application else { throw MLSError(.wrongEpoch, "handshake message for a past epoch") }
+        let keys = past.signatureKeys
         let ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: m.epoch,
-                                                        senderDataSecret: past.senderDataSecret, secretTree: &past.secretTree)
+                                                        senderDataSecret: past.senderDataSecret, secretTree: &past.secretTree,
+                                                        isMember: { keys[$0] != nil })
         pastEpochs[m.epoch] = past
         guard case let .member(leaf) = ac.content.sender, let key = past.signatureKeys[leaf], case let .application(data) = ac.content.content else {
             throw MLSError(.invalidMessage, "past-epoch message sender")
@@ -226,8 +228,10 @@ public struct MLSGroup: Sendable {
             return try processPastEpoch(m)
         case let .privateMessage(m):
             var st = secretTree
+            let t = tree
             ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: epoch,
-                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &st)
+                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &st,
+                                                        isMember: { t.leaf($0) != nil })
             // The consumed key is deleted whatever the outcome below.
             secretTree = st
         default:

@@ -124,7 +124,8 @@ enum MessageProtection {
     /// Decrypts a PrivateMessage (the key used is deleted). The signature is
     /// not checked here: see ``verifySignature``.
     static func unprotectPrivate(suite: CipherSuite, _ m: PrivateMessage, groupID: [UInt8], epoch: UInt64,
-                                 senderDataSecret: [UInt8], secretTree: inout SecretTree) throws -> AuthenticatedContent {
+                                 senderDataSecret: [UInt8], secretTree: inout SecretTree,
+                                 isMember: (UInt32) -> Bool = { _ in true }) throws -> AuthenticatedContent {
         guard m.groupID == groupID else { throw MLSError(.wrongGroup, "group id") }
         guard m.epoch == epoch else { throw MLSError(.wrongEpoch, "epoch \(m.epoch)") }
         let (sdKey, sdNonce) = try senderDataKeyNonce(suite: suite, senderDataSecret: senderDataSecret, ciphertext: m.ciphertext)
@@ -135,6 +136,8 @@ enum MessageProtection {
         let generation = try sdr.readUInt32()
         let reuseGuard = try sdr.readBytes(4)
         try sdr.finish()
+        // RFC 9420 §6.3.2: the sender's leaf must be non-blank (checked before any key is used).
+        guard isMember(leaf) else { throw MLSError(.invalidMessage, "sender leaf \(leaf) is blank") }
         let key = try secretTree.takeKey(leaf: leaf, type: m.contentType == .application ? .application : .handshake, generation: generation)
         let aad = contentAAD(groupID: m.groupID, epoch: m.epoch, contentType: m.contentType, authenticatedData: m.authenticatedData)
         let plain = try suite.aeadOpen(key: key.key, nonce: applyReuseGuard(key.nonce, reuseGuard), aad: aad, ciphertext: m.ciphertext)

@@ -126,6 +126,16 @@ import Testing
             forged = .publicMessage(pm)
         }
         expectRefused(forged, by: b, .membershipTagInvalid)
+        // A PrivateMessage claiming blank leaf 3 (keys derived from the real epoch) is refused
+        // before any key of leaf 3 is touched.
+        var st = b.secretTree
+        let ghost = FramedContent(groupID: a.groupID, epoch: a.epoch, sender: .member(leafIndex: 3), authenticatedData: [], content: .application([7]))
+        let ghostMsg = try MessageProtection.protectPrivate(suite: suite, content: ghost, confirmationTag: nil, context: a.context,
+                                                            signaturePrivateKey: a.signaturePrivateKey, senderDataSecret: b.secrets.senderDataSecret, secretTree: &st)
+        expectRefused(.privateMessage(ghostMsg), by: b, .invalidMessage)
+        var probe = b
+        _ = try? probe.process(.privateMessage(ghostMsg))
+        #expect(probe.secretTree == b.secretTree)
         // Wrong epoch and wrong group.
         var other = a
         other.context.epoch += 5
