@@ -167,7 +167,12 @@ extension MLSGroup {
             try validateStandaloneProposal(p, sender: sender, clock: clock)
         }
         guard gceCount <= 1 else { throw MLSError(.invalidCommit, "several GroupContextExtensions") }
-        if committer == nil { guard externalInits.count == 1 else { throw MLSError(.invalidCommit, "external commit needs one ExternalInit") } }
+        if committer == nil {
+            guard externalInits.count == 1 else { throw MLSError(.invalidCommit, "external commit needs one ExternalInit") }
+            guard proposals.filter({ if case .remove = $0.0 { true } else { false } }).count <= 1 else {
+                throw MLSError(.invalidCommit, "external commit with more than one Remove")
+            }
+        }
         if pathRequired, commit.path == nil { throw MLSError(.invalidCommit, "path required") }
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
