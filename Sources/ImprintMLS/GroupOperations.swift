@@ -286,6 +286,7 @@ extension MLSGroup {
         let ctx = info.groupContext
         let cs = ctx.cipherSuite
         try cs.requireSupported()
+        guard ctx.version == 1 else { throw MLSError(.invalidMessage, "protocol version \(ctx.version)") }
         let treeNodes: RatchetTreeNodes
         if let ext = info.extensions.first(type: Extension.ratchetTree) { treeNodes = try RatchetTreeNodes(tlsBytes: ext.data) } else if let ratchetTree { treeNodes = ratchetTree } else {
             throw MLSError(.notFound, "no ratchet tree")
