@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "ImprintCRDT", targets: ["ImprintCRDT"]),
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
+        // MARK: MLS (products)
+        .executable(name: "mls-vectors", targets: ["mls-vectors"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -70,6 +72,14 @@ let package = Package(
             ]
         ),
         // MARK: End Bundle
+
+        // MARK: MLS
+        .target(
+            name: "ImprintMLS",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS"]),
+        .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
 
         // MARK: Executables
         .executableTarget(

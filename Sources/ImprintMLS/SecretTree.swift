@@ -1,0 +1,184 @@
+/// Which ratchet of a leaf a key comes from.
+enum RatchetType: UInt8, Sendable, Hashable, Codable {
+    case handshake = 0, application = 1
+}
+
+/// Limits applied to a secret tree's hash ratchets.
+public struct SecretTreeLimits: Sendable, Hashable, Codable {
+    /// Largest accepted jump ahead of the current generation of a ratchet.
+    public var maxForwardDistance: UInt32
+    /// Largest number of skipped (out-of-order) keys retained per ratchet.
+    public var maxSkippedKeys: Int
+
+    public init(maxForwardDistance: UInt32 = 1000, maxSkippedKeys: Int = 256) {
+        self.maxForwardDistance = maxForwardDistance
+        self.maxSkippedKeys = maxSkippedKeys
+    }
+}
+
+/// A key and nonce for one generation of a ratchet.
+struct RatchetKey: Sendable, Hashable, Codable {
+    var generation: UInt32
+    var key: [UInt8]
+    var nonce: [UInt8]
+}
+
+/// One per-leaf hash ratchet (RFC 9420 §9.1). Consumed keys are deleted.
+struct HashRatchet: Sendable, Hashable, Codable {
+    /// Secret for `generation`, not yet used.
+    var secret: [UInt8]
+    var generation: UInt32
+    /// Keys of generations skipped over, kept for out-of-order delivery.
+    var skipped: [UInt32: RatchetKey] = [:]
+    /// Insertion order of `skipped`, to evict the oldest.
+    var skippedOrder: [UInt32] = []
+    /// True once generation 2^32-1 has been used.
+    var exhausted = false
+
+    func keyAt(_ suite: CipherSuite) throws -> RatchetKey {
+        RatchetKey(generation: generation,
+                   key: try suite.deriveTreeSecret(secret: secret, label: "key", generation: generation, length: suite.aeadKeyLength),
+                   nonce: try suite.deriveTreeSecret(secret: secret, label: "nonce", generation: generation, length: suite.aeadNonceLength))
+    }
+
+    /// Replaces the current secret by the next one (the old one is dropped).
+    mutating func advance(_ suite: CipherSuite) throws {
+        let next = try suite.deriveTreeSecret(secret: secret, label: "secret", generation: generation, length: suite.hashLength)
+        if generation == UInt32.max { exhausted = true } else { generation += 1 }
+        secret = next
+    }
+
+    /// The key for the next message to send; the ratchet moves on.
+    mutating func next(_ suite: CipherSuite) throws -> RatchetKey {
+        guard !exhausted else { throw MLSError(.generationTooFar, "ratchet exhausted") }
+        let k = try keyAt(suite)
+        try advance(suite)
+        return k
+    }
+
+    /// The key for `target`; it is deleted from the ratchet as it is returned.
+    mutating func take(_ suite: CipherSuite, generation target: UInt32, limits: SecretTreeLimits) throws -> RatchetKey {
+        if exhausted || target < generation {
+            guard let k = skipped.removeValue(forKey: target) else {
+                throw MLSError(.secretConsumed, "generation \(target) already used or expired")
+            }
+            skippedOrder.removeAll { $0 == target }
+            return k
+        }
+        guard target - generation <= limits.maxForwardDistance else {
+            throw MLSError(.generationTooFar, "generation \(target) is \(target - generation) ahead")
+        }
+        while generation < target {
+            let k = try keyAt(suite)
+            if limits.maxSkippedKeys > 0 {
+                skipped[k.generation] = k
+                skippedOrder.append(k.generation)
+                while skippedOrder.count > limits.maxSkippedKeys {
+                    skipped.removeValue(forKey: skippedOrder.removeFirst())
+                }
+            }
+            try advance(suite)
+        }
+        let k = try keyAt(suite)
+        try advance(suite)
+        return k
+    }
+}
+
+/// The secret tree of one epoch (RFC 9420 §9): per-leaf handshake and
+/// application ratchets derived lazily from `encryption_secret`. Every
+/// intermediate secret is deleted once both children are derived, and every
+/// message key once it has been handed out.
+struct SecretTree: Sendable, Hashable, Codable {
+    let suiteID: UInt16
+    let leafCount: UInt32
+    var limits: SecretTreeLimits
+    /// Node secrets not yet expanded.
+    var nodeSecrets: [UInt32: [UInt8]]
+    var handshake: [UInt32: HashRatchet] = [:]
+    var application: [UInt32: HashRatchet] = [:]
+
+    var suite: CipherSuite { CipherSuite(rawValue: suiteID) }
+
+    init(suite: CipherSuite, encryptionSecret: [UInt8], leafCount: UInt32, limits: SecretTreeLimits = .init()) {
+        suiteID = suite.rawValue
+        self.leafCount = leafCount
+        self.limits = limits
+        nodeSecrets = [TreeMath.root(leafCount): encryptionSecret]
+    }
+
+    private mutating func ensureLeaf(_ leaf: UInt32) throws {
+        guard leaf < leafCount else { throw MLSError(.invalidMessage, "leaf \(leaf) outside tree of \(leafCount)") }
+        if handshake[leaf] != nil, application[leaf] != nil { return }
+        guard handshake[leaf] == nil, application[leaf] == nil else { throw MLSError(.invalidState, "secret tree ratchets of leaf \(leaf)") }
+        let node = leaf * 2
+        let path = [node] + TreeMath.directPath(node, leafCount: leafCount)
+        // Find the lowest ancestor (or the leaf itself) that still has a secret.
+        guard let start = path.firstIndex(where: { nodeSecrets[$0] != nil }) else {
+            throw MLSError(.secretConsumed, "secrets of leaf \(leaf) were deleted")
+        }
+        var i = start
+        while i > 0 {
+            let parent = path[i]
+            guard let secret = nodeSecrets.removeValue(forKey: parent),
+                  let l = TreeMath.left(parent), let r = TreeMath.right(parent) else {
+                throw MLSError(.invalidState, "secret tree")
+            }
+            nodeSecrets[l] = try suite.expandWithLabel(secret: secret, label: "tree", context: Array("left".utf8), length: suite.hashLength)
+            nodeSecrets[r] = try suite.expandWithLabel(secret: secret, label: "tree", context: Array("right".utf8), length: suite.hashLength)
+            i -= 1
+        }
+        guard let leafSecret = nodeSecrets.removeValue(forKey: node) else { throw MLSError(.invalidState, "secret tree") }
+        handshake[leaf] = HashRatchet(secret: try suite.expandWithLabel(secret: leafSecret, label: "handshake", context: [], length: suite.hashLength), generation: 0)
+        application[leaf] = HashRatchet(secret: try suite.expandWithLabel(secret: leafSecret, label: "application", context: [], length: suite.hashLength), generation: 0)
+    }
+
+    /// The next key to encrypt with, as `leaf`.
+    mutating func nextKey(leaf: UInt32, type: RatchetType) throws -> RatchetKey {
+        try ensureLeaf(leaf)
+        switch type {
+        case .handshake:
+            guard var r = handshake[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            defer { handshake[leaf] = r }
+            return try r.next(suite)
+        case .application:
+            guard var r = application[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            defer { application[leaf] = r }
+            return try r.next(suite)
+        }
+    }
+
+    /// The key for a received message; it is deleted as it is returned.
+    mutating func takeKey(leaf: UInt32, type: RatchetType, generation: UInt32) throws -> RatchetKey {
+        try ensureLeaf(leaf)
+        switch type {
+        case .handshake:
+            guard var r = handshake[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            let k = try r.take(suite, generation: generation, limits: limits)
+            handshake[leaf] = r
+            return k
+        case .application:
+            guard var r = application[leaf] else { throw MLSError(.invalidState, "secret tree") }
+            let k = try r.take(suite, generation: generation, limits: limits)
+            application[leaf] = r
+            return k
+        }
+    }
+
+    /// All secret material currently held (for tests of deletion).
+    var heldSecrets: [[UInt8]] {
+        var out = Array(nodeSecrets.values)
+        for r in Array(handshake.values) + Array(application.values) {
+            out.append(r.secret)
+            for k in r.skipped.values { out.append(k.key); out.append(k.nonce) }
+        }
+        return out
+    }
+}
+
+/// Sender-data key and nonce (RFC 9420 §6.3.2).
+func senderDataKeyNonce(suite: CipherSuite, senderDataSecret: [UInt8], ciphertext: [UInt8]) throws -> (key: [UInt8], nonce: [UInt8]) {
+    let sample = Array(ciphertext.prefix(suite.hashLength))
+    return (try suite.expandWithLabel(secret: senderDataSecret, label: "key", context: sample, length: suite.aeadKeyLength),
+            try suite.expandWithLabel(secret: senderDataSecret, label: "nonce", context: sample, length: suite.aeadNonceLength))
+}
