@@ -20,7 +20,9 @@ public struct EditingTrace: Sendable {
 
     var positions: [Int32] = []
     var deletes: [Int32] = []
-    var inserts: [String] = []
+    /// UTF-8 of every inserted string, back to back; patch i's is `insertStart[i] ..< insertStart[i+1]`.
+    var insertBytes: [UInt8] = []
+    var insertStart: [Int32] = [0]
     /// Transaction t's patches are `patchStart[t] ..< patchStart[t+1]`.
     var patchStart: [Int32] = [0]
     var parentStart: [Int32] = [0]
@@ -33,13 +35,20 @@ public struct EditingTrace: Sendable {
     /// The patches of transaction `t`, in order.
     public func forEachPatch(of t: Int, _ body: (Int, Int, String) throws -> Void) rethrows {
         for i in Int(patchStart[t])..<Int(patchStart[t + 1]) {
-            try body(Int(positions[i]), Int(deletes[i]), inserts[i])
+            try body(Int(positions[i]), Int(deletes[i]), insert(i))
+        }
+    }
+
+    @inline(__always)
+    func insert(_ i: Int) -> String {
+        insertBytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(insertStart[i])..<Int(insertStart[i + 1])]), as: UTF8.self)
         }
     }
 
     public func patches(of t: Int) -> [Patch] {
         (Int(patchStart[t])..<Int(patchStart[t + 1])).map {
-            Patch(position: Int(positions[$0]), deleteCount: Int(deletes[$0]), insert: inserts[$0])
+            Patch(position: Int(positions[$0]), deleteCount: Int(deletes[$0]), insert: insert($0))
         }
     }
 
@@ -184,8 +193,14 @@ struct TraceParser {
     }
 
     mutating func string() throws -> String {
-        try expect(0x22)
         var out: [UInt8] = []
+        try appendString(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends a JSON string's UTF-8 (escapes resolved) to `out`.
+    mutating func appendString(to out: inout [UInt8]) throws {
+        try expect(0x22)
         while true {
             let b = try next()
             if b == 0x22 { break }
@@ -213,7 +228,6 @@ struct TraceParser {
             default: throw EditingTrace.LoadError(description: "bad escape")
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     mutating func hex4() throws -> UInt32 {
@@ -319,7 +333,8 @@ struct TraceParser {
                                 try p.expect(0x2C)
                                 t.deletes.append(Int32(try p.int()))
                                 try p.expect(0x2C)
-                                t.inserts.append(try p.string())
+                                try p.appendString(to: &t.insertBytes)
+                                t.insertStart.append(Int32(t.insertBytes.count))
                                 try p.expect(0x5D)
                             }
                         case "parents":
@@ -340,6 +355,13 @@ struct TraceParser {
             }
         }
         if !t.isConcurrent { t.agents = [] }
+        // Drop the slack that array growth left behind.
+        func exact<T>(_ a: [T]) -> [T] { a.withUnsafeBufferPointer { Array($0) } }
+        t.positions = exact(t.positions)
+        t.deletes = exact(t.deletes)
+        t.insertBytes = exact(t.insertBytes)
+        t.insertStart = exact(t.insertStart)
+        t.patchStart = exact(t.patchStart)
         return t
     }
 }

@@ -156,34 +156,37 @@ extension Document {
         }
         mapOps.sort { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
         w.uleb(mapOps.count)
+        var mw = ByteWriter()
         for op in mapOps {
-            ref(op.id, &w)
-            ref(op.obj, &w)
+            ref(op.id, &mw)
+            ref(op.obj, &mw)
             func key(_ k: Key) {
                 switch k {
                 case .map(let s):
-                    w.byte(0)
-                    w.string(s)
+                    mw.byte(0)
+                    mw.string(s)
                 case .element(let e):
-                    w.byte(1)
-                    ref(e, &w)
+                    mw.byte(1)
+                    ref(e, &mw)
                 }
             }
             func pred(_ p: [OpID]) {
-                w.uleb(p.count)
-                for x in p { ref(x, &w) }
+                mw.uleb(p.count)
+                for x in p { ref(x, &mw) }
             }
             switch op.action {
             case .put(let k, let v, let p):
-                w.byte(1); key(k); ValueCoding.encode(v, &w); pred(p)
+                mw.byte(1); key(k); ValueCoding.encode(v, &mw); pred(p)
             case .delete(let k, let p):
-                w.byte(2); key(k); pred(p)
+                mw.byte(2); key(k); pred(p)
             case .increment(let k, let by, let p):
-                w.byte(3); key(k); w.sleb(by); pred(p)
+                mw.byte(3); key(k); mw.sleb(by); pred(p)
             default: break
             }
         }
-        var rc = ColumnSet(count: 5)
+        ColumnSet.writeColumn(mw.bytes, to: &w)
+        statistics?("mapOps", mw.bytes)
+        var rc = ColumnSet(count: 6)
         w.uleb(removes.count)
         var prevRemove = 0
         var prevTarget = 0
@@ -193,13 +196,15 @@ extension Document {
             rc.columns[1].sleb(op.id.counter - prevRemove)
             ref(op.obj, &rc.columns[2])
             rc.columns[3].uleb(Int(t.actor))
-            rc.columns[3].sleb(t.counter - prevTarget)
+            rc.columns[5].sleb(t.counter - prevTarget)
             rc.columns[4].uleb(n)
             prevRemove = op.id.counter + n
             prevTarget = t.counter + n
         }
         rc.write(to: &w)
-        for c in rc.columns { statistics?("removes", c.bytes) }
+        if let statistics {
+            for (i, c) in rc.columns.enumerated() { statistics("removes." + ["actor", "counter", "obj", "targetActor", "count", "target"][i], c.bytes) }
+        }
         // Sequences: spans in document order.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
@@ -296,8 +301,10 @@ extension Document {
             return OpID(counter: try r.count(max: ChangeCoding.maxOpCount), actor: map[a - 1])
         }
         // Records.
-        let recordCount = try r.count(max: r.remaining)
-        var cols = try ColumnSet.read(&r, count: 7)
+        let recordCount = try r.count(max: r.remaining * 64)
+        var budget = DocumentFormat.maxPayload
+        var cols = try ColumnSet.read(&r, count: 7, budget: &budget)
+        guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
         var prevStart = 0
         var prevTime: Int64 = 0
         var rangesByActor: [Int32: [(start: Int, record: Int)]] = [:]
@@ -355,19 +362,21 @@ extension Document {
             objectIDs.append(id)
         }
         // Map ops (applied after sequences exist).
-        let mapOpCount = try r.count(max: r.remaining / 4)
+        let mapOpCount = try r.count(max: r.remaining * 64)
+        var mr = try ColumnSet.read(&r, count: 1, budget: &budget)[0]
+        guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
         var mapOps: [Op] = []
         for _ in 0..<mapOpCount {
-            let id = try ref(&r)
-            var obj = try ref(&r)
+            let id = try ref(&mr)
+            var obj = try ref(&mr)
             guard !id.isNone else { throw CRDTError(.malformed, "op without id") }
             if obj.isNone { obj = .root }
-            let tag = try r.byte()
+            let tag = try mr.byte()
             let key: Key
-            switch try r.byte() {
-            case 0: key = .map(try r.string())
+            switch try mr.byte() {
+            case 0: key = .map(try mr.string())
             case 1:
-                let e = try ref(&r)
+                let e = try ref(&mr)
                 guard !e.isNone else { throw CRDTError(.malformed, "bad element key") }
                 key = .element(e)
             default: throw CRDTError(.malformed, "bad key")
@@ -375,19 +384,20 @@ extension Document {
             let action: Op.Action
             switch tag {
             case 1:
-                let v = try ValueCoding.decode(&r)
-                action = .put(key: key, value: v, pred: try predList(&r, ref))
-            case 2: action = .delete(key: key, pred: try predList(&r, ref))
+                let v = try ValueCoding.decode(&mr)
+                action = .put(key: key, value: v, pred: try predList(&mr, ref))
+            case 2: action = .delete(key: key, pred: try predList(&mr, ref))
             case 3:
-                let by = try r.sleb()
-                action = .increment(key: key, by: by, pred: try predList(&r, ref))
+                let by = try mr.sleb()
+                action = .increment(key: key, by: by, pred: try predList(&mr, ref))
             default: throw CRDTError(.malformed, "bad map op tag")
             }
             mapOps.append(Op(id: id, obj: obj, action: action))
         }
         // Removes.
-        let removeCount = try r.count(max: r.remaining)
-        var rc = try ColumnSet.read(&r, count: 5)
+        let removeCount = try r.count(max: r.remaining * 64)
+        var rc = try ColumnSet.read(&r, count: 6, budget: &budget)
+        guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
         var removes: [Op] = []
         var prevRemove = 0
         var prevTarget = 0
@@ -397,7 +407,7 @@ extension Document {
             var obj = try ref(&rc[2])
             if obj.isNone { obj = .root }
             let tActor = try actorRef(try rc[3].count(max: map.count))
-            let tCounter = prevTarget + (try rc[3].delta())
+            let tCounter = prevTarget + (try rc[5].delta())
             let n = try rc[4].count(max: ChangeCoding.maxOpCount)
             guard n >= 1, counter >= 1, tCounter >= 1 else { throw CRDTError(.malformed, "bad remove") }
             removes.append(Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n)))
@@ -407,7 +417,7 @@ extension Document {
         // Sequences.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            try decodeSpans(s, &r, actorRef)
+            try decodeSpans(s, &r, actorRef, budget: &budget)
         }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
         // Registers from map ops, in Lamport order; ops into their records.
@@ -441,9 +451,10 @@ extension Document {
         return p
     }
 
-    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32) throws {
-        let n = try r.count(max: r.remaining)
-        var cols = try ColumnSet.read(&r, count: 7)
+    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int) throws {
+        let n = try r.count(max: r.remaining * 64)
+        var cols = try ColumnSet.read(&r, count: 7, budget: &budget)
+        guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
         var actorsCol = [Int32](repeating: 0, count: n)
         var counters = [Int](repeating: 0, count: n)
         var lengths = [Int](repeating: 0, count: n)

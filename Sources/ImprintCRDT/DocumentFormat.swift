@@ -13,7 +13,8 @@ enum DocumentFormat {
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
-    static func frame(_ payload: [UInt8], compress: Bool = true) -> [UInt8] {
+    /// Columns inside the payload are compressed one by one, so the frame itself is stored raw.
+    static func frame(_ payload: [UInt8], compress: Bool = false) -> [UInt8] {
         let body = compress ? Zstd.compress(payload) : payload
         var tail = ByteWriter()
         tail.uleb(payload.count)
@@ -64,21 +65,51 @@ enum DocumentFormat {
     }
 }
 
-/// A growable set of byte columns written one after another, each length-prefixed.
+/// A set of byte columns written one after another. Each column is stored as
+/// `uleb rawLength | u8 mode (0 raw, 1 zstd) | uleb storedLength | stored bytes`; a column
+/// is compressed on its own when that makes it smaller, since like values compress best together.
 struct ColumnSet {
     var columns: [ByteWriter]
 
     init(count: Int) { columns = Array(repeating: ByteWriter(), count: count) }
 
     func write(to w: inout ByteWriter) {
-        for c in columns { w.lengthPrefixed(c.bytes) }
+        for c in columns { ColumnSet.writeColumn(c.bytes, to: &w) }
     }
 
-    static func read(_ r: inout ByteReader, count: Int) throws -> [ByteReader] {
+    static func writeColumn(_ raw: [UInt8], to w: inout ByteWriter) {
+        w.uleb(raw.count)
+        if raw.count >= 64 {
+            let z = Zstd.compress(raw)
+            if z.count < raw.count {
+                w.byte(1)
+                w.lengthPrefixed(z)
+                return
+            }
+        }
+        w.byte(0)
+        w.lengthPrefixed(raw)
+    }
+
+    /// Reads `count` columns; compressed ones are inflated into their own buffers, and the
+    /// total inflated size is bounded by `budget` (shared across a whole document).
+    static func read(_ r: inout ByteReader, count: Int, budget: inout Int) throws -> [ByteReader] {
         var out: [ByteReader] = []
         for _ in 0..<count {
-            let s = try r.lengthPrefixed()
-            out.append(ByteReader(r.bytes, offset: s.startIndex, end: s.endIndex))
+            let rawLength = try r.count(max: budget)
+            let mode = try r.byte()
+            let stored = try r.lengthPrefixed()
+            switch mode {
+            case 0:
+                guard stored.count == rawLength else { throw CRDTError(.malformed, "column length mismatch") }
+                out.append(ByteReader(r.bytes, offset: stored.startIndex, end: stored.endIndex))
+            case 1:
+                budget -= rawLength
+                let inflated = try Zstd.decompress(stored, expected: rawLength, limit: rawLength)
+                out.append(ByteReader(inflated))
+            default:
+                throw CRDTError(.malformed, "unknown column mode \(mode)")
+            }
         }
         return out
     }

@@ -15,7 +15,9 @@ struct TraceBenchmark: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
+        if !json { print("rss at start: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
         let trace = try EditingTrace.load(path: path)
+        if !json { print("rss after loading the trace: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
         var apply: [Double] = []
         var merge: [Double] = []
         var load: [Double] = []
@@ -24,16 +26,19 @@ struct TraceBenchmark: ParsableCommand {
         for _ in 0..<max(1, runs) {
             let (t1, doc) = try Clock.measure { try TraceReplay.replay(trace) }
             apply.append(t1)
+            if !json { print("rss after replay: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
             let text = try TraceReplay.text(of: doc)
             finalText = text
             let saved = doc.save()
             saveBytes = saved.count
+            if !json { print("rss after save: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
             let (t2, merged) = try Clock.measure { () -> String in
                 let fresh = Document(actor: ActorID.named("merge-target"))
                 try fresh.merge(saved)
                 return try TraceReplay.text(of: fresh)
             }
             merge.append(t2)
+            if !json { print("rss after merge: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
             let (t3, loaded) = try Clock.measure { () -> String in
                 let loaded = try Document.load(saved)
                 return try TraceReplay.text(of: loaded)
@@ -74,6 +79,9 @@ struct FormatStatsCommand: ParsableCommand {
         let doc = try TraceReplay.replay(trace)
         let bytes = doc.save()
         let s = try FormatStatistics.measure(bytes)
+        if let dump = ProcessInfo.processInfo.environment["IMPRINT_DUMP_PAYLOAD"] {
+            FileManager.default.createFile(atPath: dump, contents: Data(try FormatStatistics.payload(bytes)))
+        }
         print("compressed \(s.compressedBytes) payload \(s.payloadBytes) spans \(s.spanCount)")
         print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
         for (k, v) in s.sectionBytes.sorted(by: { $0.key < $1.key }) { print("  \(k): \(v)") }
