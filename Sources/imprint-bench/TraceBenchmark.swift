@@ -80,7 +80,7 @@ struct FormatStatsCommand: ParsableCommand {
         let bytes = doc.save()
         let s = try FormatStatistics.measure(bytes)
         if let dump = ProcessInfo.processInfo.environment["IMPRINT_DUMP_PAYLOAD"] {
-            FileManager.default.createFile(atPath: dump, contents: Data(try FormatStatistics.payload(bytes)))
+            _ = FileManager.default.createFile(atPath: dump, contents: Data(try FormatStatistics.payload(bytes)))
         }
         print("compressed \(s.compressedBytes) payload \(s.payloadBytes) spans \(s.spanCount)")
         print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
