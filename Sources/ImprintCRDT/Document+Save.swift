@@ -303,7 +303,8 @@ extension Document {
         // Records.
         let recordCount = try r.count(max: r.remaining * 64)
         var budget = DocumentFormat.maxPayload
-        var cols = try ColumnSet.read(&r, count: 7, budget: &budget)
+        let decoder = try Zstd.Decoder()
+        var cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
         var prevStart = 0
         var prevTime: Int64 = 0
@@ -363,7 +364,7 @@ extension Document {
         }
         // Map ops (applied after sequences exist).
         let mapOpCount = try r.count(max: r.remaining * 64)
-        var mr = try ColumnSet.read(&r, count: 1, budget: &budget)[0]
+        var mr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
         guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
         var mapOps: [Op] = []
         for _ in 0..<mapOpCount {
@@ -396,7 +397,7 @@ extension Document {
         }
         // Removes.
         let removeCount = try r.count(max: r.remaining * 64)
-        var rc = try ColumnSet.read(&r, count: 6, budget: &budget)
+        var rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
         var removes: [Op] = []
         var prevRemove = 0
@@ -417,7 +418,7 @@ extension Document {
         // Sequences.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            try decodeSpans(s, &r, actorRef, budget: &budget)
+            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder)
         }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
         // Registers from map ops, in Lamport order; ops into their records.
@@ -451,9 +452,9 @@ extension Document {
         return p
     }
 
-    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int) throws {
+    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder) throws {
         let n = try r.count(max: r.remaining * 64)
-        var cols = try ColumnSet.read(&r, count: 7, budget: &budget)
+        var cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
         var actorsCol = [Int32](repeating: 0, count: n)
         var counters = [Int](repeating: 0, count: n)

@@ -93,7 +93,7 @@ struct ColumnSet {
 
     /// Reads `count` columns; compressed ones are inflated into their own buffers, and the
     /// total inflated size is bounded by `budget` (shared across a whole document).
-    static func read(_ r: inout ByteReader, count: Int, budget: inout Int) throws -> [ByteReader] {
+    static func read(_ r: inout ByteReader, count: Int, budget: inout Int, decoder: Zstd.Decoder) throws -> [ByteReader] {
         var out: [ByteReader] = []
         for _ in 0..<count {
             let rawLength = try r.count(max: budget)
@@ -105,7 +105,7 @@ struct ColumnSet {
                 out.append(ByteReader(r.bytes, offset: stored.startIndex, end: stored.endIndex))
             case 1:
                 budget -= rawLength
-                let inflated = try Zstd.decompress(stored, expected: rawLength, limit: rawLength)
+                let inflated = try decoder.decompress(stored, expected: rawLength, limit: rawLength)
                 out.append(ByteReader(inflated))
             default:
                 throw CRDTError(.malformed, "unknown column mode \(mode)")

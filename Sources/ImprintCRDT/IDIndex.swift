@@ -14,6 +14,19 @@ struct IDIndex {
     private var buckets: [[Entry]] = []
     private var firstKeys: [Int] = []
 
+    init() {}
+
+    /// Builds an index from entries sorted by start.
+    init(sorted entries: [Entry]) {
+        var i = 0
+        while i < entries.count {
+            let chunk = Array(entries[i..<min(i + IDIndex.bucketCapacity, entries.count)])
+            buckets.append(chunk)
+            firstKeys.append(chunk[0].start)
+            i += IDIndex.bucketCapacity
+        }
+    }
+
     /// Index of the bucket that should hold `key`.
     @inline(__always)
     private func bucketFor(_ key: Int) -> Int {

@@ -23,7 +23,20 @@ final class SequenceState {
     var elements: [Register] = []
     /// List: each element's value as inserted (history keeps it after overwrites).
     var initialValues: [NewValue] = []
-    var index: [Int32: IDIndex] = [:]
+    /// Per-actor id index; built lazily after a bulk load, so loading a document and
+    /// reading its text never pays for it.
+    var index: [Int32: IDIndex] {
+        _read {
+            if !indexBuilt { buildIndex() }
+            yield storedIndex
+        }
+        _modify {
+            if !indexBuilt { buildIndex() }
+            yield &storedIndex
+        }
+    }
+    private var storedIndex: [Int32: IDIndex] = [:]
+    private var indexBuilt = true
     private(set) var visibleCount = 0
     private(set) var totalCount = 0
 
@@ -491,10 +504,22 @@ final class SequenceState {
 
     // MARK: Bulk load
 
+    private func buildIndex() {
+        indexBuilt = true
+        var byActor: [Int32: [IDIndex.Entry]] = [:]
+        for leaf in leaves {
+            for s in leaf.spans { byActor[s.id.actor, default: []].append(IDIndex.Entry(start: s.id.counter, leaf: leaf)) }
+        }
+        storedIndex = byActor.mapValues { entries in
+            IDIndex(sorted: entries.sorted { $0.start < $1.start })
+        }
+    }
+
     /// Replaces the contents with spans already in document order (from a saved file).
     func load(spans: [Span]) {
         leaves = []
-        index = [:]
+        storedIndex = [:]
+        indexBuilt = false
         visibleCount = 0
         totalCount = 0
         cacheLeaf = -1
@@ -506,7 +531,6 @@ final class SequenceState {
             leaves.append(leaf)
             visibleCount += leaf.visible
             totalCount += leaf.total
-            for s in chunk { index[s.id.actor, default: IDIndex()].insert(start: s.id.counter, leaf: leaf) }
             i += fill
         } while i < spans.count
     }

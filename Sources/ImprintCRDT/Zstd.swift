@@ -15,12 +15,50 @@ enum Zstd {
         return out
     }
 
-    /// Decompresses one frame. Memory grows only with output actually produced and never
-    /// beyond `limit` bytes, so a hostile frame cannot make the decoder allocate unbounded memory.
+    /// A reusable decompression context (creating one per column is measurable at load).
+    final class Decoder {
+        let ctx: OpaquePointer
+
+        init() throws {
+            guard let c = ZSTD_createDCtx() else { throw CRDTError(.compression, "cannot create zstd context") }
+            ctx = c
+        }
+
+        deinit { ZSTD_freeDCtx(ctx) }
+
+        /// Decompresses one frame of `expected` bytes. Output is allocated up front only when
+        /// the claimed ratio is plausible; otherwise it grows with what actually comes out, so
+        /// a hostile header cannot make the decoder allocate memory the data does not fill.
+        func decompress(_ input: ArraySlice<UInt8>, expected: Int, limit: Int) throws -> [UInt8] {
+            guard expected <= limit else { throw CRDTError(.tooLarge, "declared size \(expected) exceeds limit \(limit)") }
+            guard expected <= input.count &* 64 &+ 65536 else {
+                return try Zstd.decompressStreaming(input, expected: expected, ctx: ctx)
+            }
+            var failure: Int?
+            let out = try [UInt8](unsafeUninitializedCapacity: expected) { buf, count in
+                let r = input.withUnsafeBytes { src in
+                    ZSTD_decompressDCtx(ctx, buf.baseAddress, expected, src.baseAddress, src.count)
+                }
+                if ZSTD_isError(r) != 0 {
+                    failure = r
+                    count = 0
+                    return
+                }
+                guard r == expected else { throw CRDTError(.malformed, "section size differs from declared") }
+                count = r
+            }
+            if let failure { throw CRDTError(.compression, String(cString: ZSTD_getErrorName(failure))) }
+            return out
+        }
+    }
+
+    /// Decompresses one frame with a fresh context (see `Decoder`).
     static func decompress(_ input: ArraySlice<UInt8>, expected: Int, limit: Int) throws -> [UInt8] {
-        guard expected <= limit else { throw CRDTError(.tooLarge, "declared size \(expected) exceeds limit \(limit)") }
-        guard let ctx = ZSTD_createDCtx() else { throw CRDTError(.compression, "cannot create zstd context") }
-        defer { ZSTD_freeDCtx(ctx) }
+        try Decoder().decompress(input, expected: expected, limit: limit)
+    }
+
+    static func decompressStreaming(_ input: ArraySlice<UInt8>, expected: Int, ctx: OpaquePointer) throws -> [UInt8] {
+        ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only)
         var out: [UInt8] = []
         out.reserveCapacity(min(expected, 1 << 24))
         var chunk = [UInt8](repeating: 0, count: 1 << 17)
