@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Imprint: AsyncParsableCommand {
+struct Imprint: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imprint",
         abstract: "Collaborative documents with end-to-end encryption.",
