@@ -124,10 +124,19 @@ public final class Document {
         let r = records[i]
         guard r.hash == nil else { return }
         if insertsMissing.contains(i) { materializeInserts() }
-        let deps = r.deps.map { d -> ChangeHash in
-            if records[d].hash == nil { seal(d) }
-            return records[d].hash!
+        // Dependencies always have lower indices: seal unsealed ones oldest first, without
+        // recursion (a loaded history can be a chain of hundreds of thousands of changes).
+        if r.deps.contains(where: { records[$0].hash == nil }) {
+            for j in 0..<i where records[j].hash == nil { sealOne(j) }
         }
+        sealOne(i)
+    }
+
+    /// Seals record `i` whose dependencies are all sealed.
+    private func sealOne(_ i: Int) {
+        let r = records[i]
+        guard r.hash == nil else { return }
+        let deps = r.deps.map { records[$0].hash! }
         let bytes = ChangeCoding.encode(r, depHashes: deps) { actors[Int($0)] }
         let h = ChangeHash(unchecked: SHA256Digest.of(bytes))
         r.bytes = bytes
