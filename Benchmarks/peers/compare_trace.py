@@ -44,8 +44,8 @@ def run_imprint(cmd_args, binary, build):
     if not os.access(binary, os.X_OK):
         if not build:
             return None, f"{binary} not found (--no-build)"
-        print("building imprint-bench (swift build -c release --static-swift-stdlib --product imprint-bench)...", file=sys.stderr)
-        b = subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "imprint-bench"], cwd=ROOT)
+        print("building imprint-bench (swift build -c release --static-swift-stdlib -Xlinker -no-pie --product imprint-bench)...", file=sys.stderr)
+        b = subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "-Xlinker", "-no-pie", "--product", "imprint-bench"], cwd=ROOT)
         if b.returncode != 0 or not os.access(binary, os.X_OK):
             return None, "swift build of imprint-bench failed"
     res, err = run_json([binary, *cmd_args, "--json"])

@@ -23,18 +23,24 @@ public struct EditingTrace: Sendable {
     /// UTF-8 of every inserted string, back to back; patch i's is `insertStart[i] ..< insertStart[i+1]`.
     var insertBytes: [UInt8] = []
     var insertStart: [Int32] = [0]
-    /// Transaction t's patches are `patchStart[t] ..< patchStart[t+1]`.
+    /// Transaction t's patches are `patchStart[t] ..< patchStart[t+1]`; empty when every
+    /// transaction has exactly one patch (then transaction t is patch t).
     var patchStart: [Int32] = [0]
+    var transactions = 0
     var parentStart: [Int32] = [0]
     var parentList: [Int32] = []
     var agents: [Int32] = []
 
-    public var transactionCount: Int { patchStart.count - 1 }
+    public var transactionCount: Int { transactions }
     public var patchCount: Int { positions.count }
 
     /// The patches of transaction `t`, in order.
+    func patchRange(_ t: Int) -> Range<Int> {
+        patchStart.isEmpty ? t..<(t + 1) : Int(patchStart[t])..<Int(patchStart[t + 1])
+    }
+
     public func forEachPatch(of t: Int, _ body: (Int, Int, String) throws -> Void) rethrows {
-        for i in Int(patchStart[t])..<Int(patchStart[t + 1]) {
+        for i in patchRange(t) {
             try body(Int(positions[i]), Int(deletes[i]), insert(i))
         }
     }
@@ -47,7 +53,7 @@ public struct EditingTrace: Sendable {
     }
 
     public func patches(of t: Int) -> [Patch] {
-        (Int(patchStart[t])..<Int(patchStart[t + 1])).map {
+        patchRange(t).map {
             Patch(position: Int(positions[$0]), deleteCount: Int(deletes[$0]), insert: insert($0))
         }
     }
@@ -66,10 +72,10 @@ public struct EditingTrace: Sendable {
 
     /// Reads a `.json` or `.json.gz` trace.
     public static func load(path: String) throws -> EditingTrace {
-        let name = URL(fileURLWithPath: path).lastPathComponent.replacingOccurrences(of: ".json.gz", with: "")
-            .replacingOccurrences(of: ".json", with: "")
-        guard let input = InputStream(fileAtPath: path) else { throw LoadError(description: "cannot read \(path)") }
-        let source = try ByteSource(input: input, gzip: path.hasSuffix(".gz"))
+        var name = String(path.split(separator: "/").last ?? "")
+        for suffix in [".json.gz", ".json"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+        guard let file = fopen(path, "rb") else { throw LoadError(description: "cannot read \(path)") }
+        let source = try ByteSource(file: file, gzip: path.hasSuffix(".gz"))
         var parser = TraceParser(source: source)
         return try parser.parseTrace(name: name)
     }
@@ -88,7 +94,7 @@ public struct EditingTrace: Sendable {
 
 /// Bytes from a file, inflated on the fly when gzipped.
 final class ByteSource {
-    private let input: InputStream
+    private let file: UnsafeMutablePointer<FILE>
     private let gzip: Bool
     private var stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     private let inBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
@@ -97,10 +103,9 @@ final class ByteSource {
     var index = 0
     private var finished = false
 
-    init(input: InputStream, gzip: Bool) throws {
-        self.input = input
+    init(file: UnsafeMutablePointer<FILE>, gzip: Bool) throws {
+        self.file = file
         self.gzip = gzip
-        input.open()
         stream.initialize(to: z_stream())
         if gzip {
             guard inflateInit2_(stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -113,7 +118,7 @@ final class ByteSource {
         if gzip { inflateEnd(stream) }
         stream.deallocate()
         inBuf.deallocate()
-        input.close()
+        fclose(file)
     }
 
     /// Refills `buffer`; returns false at the end of input.
@@ -122,14 +127,14 @@ final class ByteSource {
         count = 0
         if finished { return false }
         if !gzip {
-            count = buffer.withUnsafeMutableBufferPointer { input.read($0.baseAddress!, maxLength: $0.count) }
+            count = buffer.withUnsafeMutableBufferPointer { fread($0.baseAddress!, 1, $0.count, file) }
             if count <= 0 { finished = true; count = 0 }
             return count > 0
         }
         while count == 0 {
             if stream.pointee.avail_in == 0 {
-                let n = input.read(inBuf, maxLength: 1 << 16)
-                if n < 0 { throw EditingTrace.LoadError(description: "read error") }
+                let n = fread(inBuf, 1, 1 << 16, file)
+                if n == 0 && ferror(file) != 0 { throw EditingTrace.LoadError(description: "read error") }
                 stream.pointee.next_in = inBuf
                 stream.pointee.avail_in = uInt(n)
             }
@@ -355,13 +360,8 @@ struct TraceParser {
             }
         }
         if !t.isConcurrent { t.agents = [] }
-        // Drop the slack that array growth left behind.
-        func exact<T>(_ a: [T]) -> [T] { a.withUnsafeBufferPointer { Array($0) } }
-        t.positions = exact(t.positions)
-        t.deletes = exact(t.deletes)
-        t.insertBytes = exact(t.insertBytes)
-        t.insertStart = exact(t.insertStart)
-        t.patchStart = exact(t.patchStart)
+        t.transactions = t.patchStart.count - 1
+        if t.positions.count == t.transactions { t.patchStart = [] }
         return t
     }
 }

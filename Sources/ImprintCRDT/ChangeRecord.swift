@@ -33,15 +33,24 @@ final class ChangeRecord {
     /// reproduce its ops exactly; only insert runs are re-joined).
     func append(_ op: Op, mergeRemoves: Bool = true) {
         opCount += op.width
+        // Typing: extend the previous insert run in place. The op is moved out of the array
+        // and its payload cleared first, so the byte buffer is uniquely referenced and grows
+        // without being copied on every keystroke.
+        if let last = ops.last, last.obj == op.obj,
+            case .insertText(let l, let r, _, let n) = last.action,
+            case .insertText(let l2, let r2, let b2, let n2) = op.action,
+            r == r2, l2 == last.id.advanced(by: n - 1), l2.actor == op.id.actor, last.id.counter + n == op.id.counter
+        {
+            var moved = ops.removeLast()
+            guard case .insertText(_, _, var bytes, _) = moved.action else { return }
+            moved.action = .remove(target: .none, count: 0)
+            bytes.append(contentsOf: b2)
+            moved.action = .insertText(left: l, right: r, utf8: bytes, count: n + n2)
+            ops.append(moved)
+            return
+        }
         if var last = ops.last, last.obj == op.obj {
             switch (last.action, op.action) {
-            case (.insertText(let l, let r, var bytes, let n), .insertText(let l2, let r2, let b2, let n2))
-            where r == r2 && l2 == last.id.advanced(by: n - 1) && l2.actor == op.id.actor && last.id.counter + n == op.id.counter:
-                _ = l
-                bytes.append(contentsOf: b2)
-                last.action = .insertText(left: l, right: r, utf8: bytes, count: n + n2)
-                ops[ops.count - 1] = last
-                return
             case (.remove(let t, let n), .remove(let t2, let n2))
             where mergeRemoves && t.actor == t2.actor && last.id.counter + n == op.id.counter:
                 if t2.counter == t.counter + n {

@@ -214,14 +214,11 @@ extension Document {
     }
 
     private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, statistics: ((String, [UInt8]) -> Void)?) {
-        var spans: [Span] = []
-        spans.reserveCapacity(s.leaves.count * SpanLeaf.capacity)
-        s.forEachSpan { spans.append($0) }
         // Merge neighbours that continue each other apart from content placement.
         var merged: [Span] = []
-        merged.reserveCapacity(spans.count)
+        merged.reserveCapacity(s.leaves.count * 48)
         var content = ByteWriter()
-        for sp in spans {
+        s.forEachSpan { sp in
             if var last = merged.last, last.id.actor == sp.id.actor, last.id.counter + last.length == sp.id.counter,
                 last.deleted == sp.deleted, last.right == sp.right, sp.left == last.lastID
             {

