@@ -21,7 +21,20 @@ struct ByteReader {
         return b
     }
 
+    @inline(__always)
     mutating func uleb() throws -> UInt64 {
+        // Fast path: most values in the format fit in one byte.
+        if offset < end {
+            let b = bytes[offset]
+            if b < 0x80 {
+                offset += 1
+                return UInt64(b)
+            }
+        }
+        return try ulebSlow()
+    }
+
+    private mutating func ulebSlow() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

@@ -431,11 +431,17 @@ extension Document {
             try applyRemote(op)
             records[rec].ops.append(op)
         }
+        var lastSequence = OpID.none
+        var grouped: [Int: [Op]] = [:]
         for op in removes {
             let rec = try recordOf(op.id)
-            guard case .sequence? = objects[op.obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
-            records[rec].ops.append(op)
+            if op.obj != lastSequence {
+                guard case .sequence? = objects[op.obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
+                lastSequence = op.obj
+            }
+            grouped[rec, default: []].append(op)
         }
+        for (rec, ops) in grouped { records[rec].ops.append(contentsOf: ops) }
     }
 
     private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {
