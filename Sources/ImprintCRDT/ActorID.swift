@@ -23,7 +23,9 @@ public struct ActorID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// A fresh random actor (16 bytes from the system's generator).
     public static func random() -> ActorID {
         var g = SystemRandomNumberGenerator()
-        return ActorID(unchecked: (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })
+        let a = g.next()
+        let b = g.next()
+        return ActorID(unchecked: (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? a : b) >> (8 * UInt64(i % 8))) })
     }
 
     /// Derives a stable actor from a name, e.g. a device id: the first 16 bytes of SHA-256(name).

@@ -396,7 +396,8 @@ extension Document {
         let removeCount = try r.count(max: r.remaining * 64)
         var rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
-        var removes: [Op] = []
+        var removeOps: [Op] = []
+        removeOps.reserveCapacity(removeCount)
         var prevRemove = 0
         var prevTarget = 0
         for _ in 0..<removeCount {
@@ -408,9 +409,10 @@ extension Document {
             let tCounter = prevTarget + (try rc[5].delta())
             let n = try rc[4].count(max: ChangeCoding.maxOpCount)
             guard n >= 1, counter >= 1, tCounter >= 1 else { throw CRDTError(.malformed, "bad remove") }
-            removes.append(Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n)))
+            let op = Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n))
             prevRemove = counter + n
             prevTarget = tCounter + n
+            removeOps.append(op)
         }
         // Sequences.
         for o in objectIDs {
@@ -431,9 +433,10 @@ extension Document {
             try applyRemote(op)
             records[rec].ops.append(op)
         }
-        var lastSequence = OpID.none
+        // Remove ops go to their changes (objects checked once per run of one object).
         var grouped: [Int: [Op]] = [:]
-        for op in removes {
+        var lastSequence = OpID.none
+        for op in removeOps {
             let rec = try recordOf(op.id)
             if op.obj != lastSequence {
                 guard case .sequence? = objects[op.obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
@@ -484,13 +487,21 @@ extension Document {
         // Text content: validate once, then find each span's byte length.
         let contentStart = content.offset
         let contentEnd = content.end
+        var ascii = false
         if s.isText {
-            guard String(validating: payloadSlice(content), as: UTF8.self) != nil else {
-                throw CRDTError(.malformed, "text content is not UTF-8")
+            // A column inflated into its own buffer is taken as is; a raw one is copied out.
+            s.utf8 = contentStart == 0 && contentEnd == content.bytes.count ? content.bytes : Array(payloadSlice(content))
+            ascii = s.utf8.withUnsafeBufferPointer { buf in
+                var acc: UInt8 = 0
+                for b in buf { acc |= b }
+                return acc < 0x80
             }
-            s.utf8 = Array(payloadSlice(content))
+            if !ascii {
+                guard String(validating: s.utf8, as: UTF8.self) != nil else {
+                    throw CRDTError(.malformed, "text content is not UTF-8")
+                }
+            }
         }
-        let ascii = s.isText && !s.utf8.contains { $0 >= 0x80 }
         var valueReader = content
         for i in 0..<n {
             func origin(_ c: inout ByteReader) throws -> OpID {
