@@ -15,7 +15,7 @@ public enum DeliveryServer {
         let knownPaths = Set(DeliveryMethod.allCases.map(\.path) + [DeliveryPath.health, DeliveryPath.metrics, DeliveryPath.openAPI])
         router.add(middleware: RequestLogMiddleware(logger: logger, metrics: metrics, knownPaths: knownPaths))
         let api = DeliveryAPI(
-            store: store, verifier: ServiceAuthVerifier(serviceDID: configuration.serviceDID),
+            store: store, verifier: ServiceAuthVerifier(serviceDID: configuration.serviceDID, replayGuard: store.tokenReplayGuard),
             rateLimiter: RateLimiter(rate: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst),
             configuration: configuration, metrics: metrics)
         api.register(on: router)

@@ -50,12 +50,8 @@ struct ImprintServerCommand: AsyncParsableCommand {
 
 // Help exits 0; usage and startup errors exit 1 with one `error:` line on stderr.
 do {
-    var command = try ImprintServerCommand.parseAsRoot()
-    if var asyncCommand = command as? AsyncParsableCommand {
-        try await asyncCommand.run()
-    } else {
-        try command.run()
-    }
+    let command = try ImprintServerCommand.parse()
+    try await command.run()
 } catch {
     if ImprintServerCommand.exitCode(for: error) == .success {
         ImprintServerCommand.exit(withError: error)

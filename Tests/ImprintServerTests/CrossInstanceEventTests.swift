@@ -45,3 +45,27 @@ struct CrossInstanceEventTests {
         }
     }
 }
+
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "IMPRINT_TEST_POSTGRES_URL not set: cross-instance replay NOT TESTED"))
+struct CrossInstanceReplayTests {
+    @Test func aTokenAcceptedByOneInstanceIsAReplayOnAnother() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        do {
+            let signer = ServiceAuthSigner()
+            let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
+            let accepted = try await RawHTTP.send(first, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
+            #expect(accepted.status == 200)
+            let replayed = try await RawHTTP.send(second, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
+            #expect(replayed.status == 401)
+            #expect(replayed.errorName == "InvalidToken")
+            try await first.stop()
+            try await second.stop()
+        } catch {
+            try? await first.stop()
+            try? await second.stop()
+            throw error
+        }
+    }
+}

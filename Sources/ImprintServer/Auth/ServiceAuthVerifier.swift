@@ -12,12 +12,15 @@ public struct ServiceAuthVerifier: Sendable {
 
     public let serviceDID: String
     public let resolver: any DIDResolver
-    public let replayCache: TokenReplayCache
+    public let replayGuard: any TokenReplayGuard
 
-    public init(serviceDID: String, resolver: any DIDResolver = ChainedDIDResolver([DIDKeyResolver()]), replayCache: TokenReplayCache = TokenReplayCache()) {
+    public init(
+        serviceDID: String, replayGuard: any TokenReplayGuard,
+        resolver: any DIDResolver = ChainedDIDResolver([DIDKeyResolver()])
+    ) {
         self.serviceDID = serviceDID
         self.resolver = resolver
-        self.replayCache = replayCache
+        self.replayGuard = replayGuard
     }
 
     /// The caller DID, or a 401 `DeliveryError`.
@@ -56,7 +59,7 @@ public struct ServiceAuthVerifier: Sendable {
         guard claims.iat <= seconds + Self.clockSkew else { throw DeliveryError.invalidToken("token not yet valid") }
         guard claims.exp + Self.clockSkew > seconds else { throw DeliveryError.invalidToken("token expired") }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw DeliveryError.invalidToken("bad jti") }
-        guard replayCache.admit(issuer: claims.iss, jti: claims.jti, forgetAfter: claims.exp + Self.clockSkew, now: seconds) else {
+        guard try await replayGuard.admit(issuer: claims.iss, jti: claims.jti, forgetAfter: claims.exp + Self.clockSkew, now: seconds) else {
             throw DeliveryError.invalidToken("token replayed")
         }
         return claims.iss

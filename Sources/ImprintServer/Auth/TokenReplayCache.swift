@@ -1,8 +1,7 @@
 import NIOConcurrencyHelpers
 
-/// Remembers `(iss, jti)` pairs until their token could no longer be accepted, so a token is
-/// accepted at most once. In-process: with several instances, each keeps its own cache
-/// (tokens are bound to one method and live at most 300 s + skew).
+/// Remembers `(iss, jti)` pairs in memory until their token could no longer be accepted, so a
+/// token is accepted at most once by this process (the SQLite store's guard).
 public final class TokenReplayCache: Sendable {
     private struct State {
         var expiries: [String: Int64] = [:]

@@ -11,6 +11,9 @@ public protocol DeliveryStore: Sendable {
     /// Wakes up when an event may have been written by this or another instance.
     var eventBell: EventBell { get }
 
+    /// Where accepted token ids are remembered: shared by every instance using this store.
+    var tokenReplayGuard: any TokenReplayGuard { get }
+
     func publishKeyPackage(_ keyPackage: NewKeyPackage) async throws -> String
     /// Hands out (and thereby consumes) at most one unexpired key package per DID.
     func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef]

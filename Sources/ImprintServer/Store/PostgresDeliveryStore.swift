@@ -22,6 +22,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     let client: PostgresClient
     let logger: Logger
     public let eventBell = EventBell()
+    public let tokenReplayGuard: any TokenReplayGuard
     private let runTask: Task<Void, Never>
     private let listenerTask: Task<Void, Never>
 
@@ -40,6 +41,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        tokenReplayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
         runTask = Task { await client.run() }
         let bell = eventBell
         listenerTask = Task {

@@ -73,5 +73,8 @@ enum PostgresSchema {
             """,
             "CREATE INDEX events_by_recipient ON events (recipient, id)",
         ]),
+        (2, [
+            "CREATE UNLOGGED TABLE token_replays (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+        ]),
     ]
 }

@@ -12,6 +12,8 @@ import ImprintDelivery
 public final class SQLiteDeliveryStore: DeliveryStore {
     let pool: DatabasePool
     public let eventBell = EventBell()
+    /// One process owns an embedded database, so an in-memory guard is exact.
+    public let tokenReplayGuard: any TokenReplayGuard = TokenReplayCache()
 
     /// Opens (creating if needed) the database file at `path`.
     public init(path: String) throws {
