@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ImprintDelivery", targets: ["ImprintDelivery"]),
         .library(name: "ImprintServer", targets: ["ImprintServer"]),
         .executable(name: "imprint-server", targets: ["imprint-server"]),
+        .executable(name: "imprint-delivery-bench", targets: ["imprint-delivery-bench"]),
         // MARK: end Delivery
     ],
     dependencies: [
@@ -84,6 +85,18 @@ let package = Package(
             dependencies: [
                 "ImprintServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "imprint-delivery-bench",
+            dependencies: [
+                "ImprintServer",
+                "ImprintDelivery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery"]),

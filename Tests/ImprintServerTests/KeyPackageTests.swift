@@ -34,10 +34,12 @@ import Testing
         try await withServer(kind) { server in
             let owner = server.client()
             let fetcher = server.client()
-            let expiring = try await owner.publishKeyPackage(Self.package(0, expiresIn: 1))
+            let expiringInput = Self.package(0, expiresIn: 4)
+            let expiring = try await owner.publishKeyPackage(expiringInput)
             let suiteTwo = try await owner.publishKeyPackage(Self.package(1, suite: 2))
             let suiteOne = try await owner.publishKeyPackage(Self.package(2, suite: 1))
-            try await Task.sleep(for: .milliseconds(1100))
+            // Wait until the first package has expired (by the clock, not a fixed delay).
+            try await Task.sleep(for: .seconds(max(0, expiringInput.expiresAt.timeIntervalSinceNow) + 0.2))
             let bySuite = try await fetcher.getKeyPackages(dids: [owner.did], cipherSuite: 1)
             #expect(bySuite.keyPackages.map(\.id) == [suiteOne.id])
             #expect(bySuite.keyPackages.first?.keyPackage == Data("kp-2".utf8))

@@ -201,15 +201,24 @@ public final class PostgresDeliveryStore: DeliveryStore {
         return view
     }
 
-    /// Locks the convo row; checks it exists and `caller` is active in it.
+    /// Locks the convo row (one round trip with the membership check); checks it exists and
+    /// `caller` is active in it.
     func lockMemberConvo(_ connection: PostgresConnection, convoId: String, caller: String, forUpdate: Bool = true) async throws -> (epoch: Int, lastSeq: Int) {
         let query: PostgresQuery = forUpdate
-            ? "SELECT epoch, last_seq FROM convos WHERE id = \(convoId) FOR UPDATE"
-            : "SELECT epoch, last_seq FROM convos WHERE id = \(convoId)"
-        guard let current = try await Self.single((Int, Int).self, connection.query(query, logger: logger)) else {
+            ? """
+            SELECT c.epoch, c.last_seq,
+                   EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.id AND m.did = \(caller) AND m.active)
+            FROM convos c WHERE c.id = \(convoId) FOR UPDATE OF c
+            """
+            : """
+            SELECT c.epoch, c.last_seq,
+                   EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.id AND m.did = \(caller) AND m.active)
+            FROM convos c WHERE c.id = \(convoId)
+            """
+        guard let current = try await Self.single((Int, Int, Bool).self, connection.query(query, logger: logger)) else {
             throw DeliveryError.convoNotFound(convoId)
         }
-        guard try await isActiveMember(connection, convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
+        guard current.2 else { throw DeliveryError.notMember(convoId) }
         return (current.0, current.1)
     }
 
@@ -369,9 +378,8 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     func advance(_ connection: PostgresConnection, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?) async throws {
         try await connection.query(
-            "UPDATE convos SET epoch = \(advance.epoch), last_seq = \(advance.seq) WHERE id = \(convoId)", logger: logger)
-        try await connection.query(
             """
+            WITH bumped AS (UPDATE convos SET epoch = \(advance.epoch), last_seq = \(advance.seq) WHERE id = \(convoId))
             INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
             VALUES (\(convoId), \(message.seq), \(message.epoch), \(message.sender), \(message.messageType.rawValue), \(message.hash),
                     \(message.size), \(StoreTime.millis(message.sentAt)), \(message.recordName), \(commit))
@@ -391,20 +399,21 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     // MARK: Events
 
-    /// Inserts event rows under the global event lock (held to COMMIT) and queues a NOTIFY.
+    /// Inserts event rows under the global event lock (held to COMMIT) and queues a NOTIFY
+    /// (delivered on COMMIT). One round trip for both, then one insert per event for all its recipients.
     func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventLockKey))", logger: logger)
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(\(Self.eventLockKey)), pg_notify(\(Self.notificationChannel), '')", logger: logger)
         for event in events {
             let payload = try event.encodedPayload()
-            for recipient in Set(event.recipients).sorted() {
-                try await connection.query(
-                    """
-                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                    VALUES (\(recipient), \(event.payload.convoId), \(event.kind), \(payload), \(now))
-                    """, logger: logger)
-            }
+            let recipients = Set(event.recipients).sorted()
+            try await connection.query(
+                """
+                INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                SELECT r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY n
+                """, logger: logger)
         }
-        try await connection.query("SELECT pg_notify(\(Self.notificationChannel), '')", logger: logger)
     }
 
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {

@@ -20,16 +20,16 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "PRAGMA foreign_keys = ON")
+            try db.execute(cached: "PRAGMA synchronous = NORMAL")
+            try db.execute(cached: "PRAGMA foreign_keys = ON")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
     }
 
     public func migrate() async throws {
         try await pool.write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
-            let applied = Set(try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations"))
+            try db.execute(cached: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            let applied = Set(try Int.fetchAll(try db.cachedStatement(sql: "SELECT version FROM schema_migrations")))
             for migration in SQLiteSchema.migrations where !applied.contains(migration.version) {
                 try db.execute(sql: migration.sql)
                 try db.execute(
@@ -50,10 +50,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         let id = UUID().uuidString.lowercased()
         try await pool.write { db in
             let now = StoreTime.millis(package.now)
-            try db.execute(sql: "DELETE FROM key_packages WHERE did = ? AND expires_at <= ?", arguments: [package.did, now])
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_packages WHERE did = ?", arguments: [package.did]) ?? 0
+            try db.execute(cached: "DELETE FROM key_packages WHERE did = ? AND expires_at <= ?", arguments: [package.did, now])
+            let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM key_packages WHERE did = ?"), arguments: [package.did]) ?? 0
             guard count < package.limit else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
-            let ordinal = (try Int64.fetchOne(db, sql: "SELECT MAX(ordinal) FROM key_packages") ?? 0) + 1
+            let ordinal = (try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MAX(ordinal) FROM key_packages")) ?? 0) + 1
             try db.execute(
                 sql: """
                 INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at, ordinal)
@@ -68,17 +68,15 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         try await pool.write { db in
             var handedOut: [KeyPackageRef] = []
             for did in dids {
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
+                let row = try Row.fetchOne(try db.cachedStatement(sql: """
                     SELECT id, cipher_suite, key_package FROM key_packages
                     WHERE did = ? AND expires_at > ? AND (? IS NULL OR cipher_suite = ?)
                     ORDER BY ordinal LIMIT 1
-                    """,
+                    """),
                     arguments: [did, StoreTime.millis(now), cipherSuite, cipherSuite])
                 guard let row else { continue }
                 let id: String = row["id"]
-                try db.execute(sql: "DELETE FROM key_packages WHERE id = ?", arguments: [id])
+                try db.execute(cached: "DELETE FROM key_packages WHERE id = ?", arguments: [id])
                 handedOut.append(KeyPackageRef(did: did, id: id, cipherSuite: row["cipher_suite"], keyPackage: row["key_package"]))
             }
             return handedOut
@@ -89,7 +87,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func createConvo(_ convo: NewConvo) async throws -> ConvoView {
         try await pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM convos WHERE id = ?", arguments: [convo.id]) != nil {
+            if try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM convos WHERE id = ?"), arguments: [convo.id]) != nil {
                 throw DeliveryError.convoExists(convo.id)
             }
             let now = StoreTime.millis(convo.now)
@@ -105,21 +103,18 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func convos(memberDID: String) async throws -> [ConvoView] {
         try await pool.read { db in
-            let ids = try String.fetchAll(
-                db,
-                sql: """
+            let ids = try String.fetchAll(try db.cachedStatement(sql: """
                 SELECT c.id FROM convos c JOIN members m ON m.convo_id = c.id
                 WHERE m.did = ? AND m.active = 1 ORDER BY c.created_at, c.id
-                """,
+                """),
                 arguments: [memberDID])
             return try ids.compactMap { try Self.convoView(db, id: $0) }
         }
     }
 
     static func convoView(_ db: Database, id: String) throws -> ConvoView? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM convos WHERE id = ?", arguments: [id]) else { return nil }
-        let members = try Row.fetchAll(
-            db, sql: "SELECT did, joined_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY joined_at, did",
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM convos WHERE id = ?"), arguments: [id]) else { return nil }
+        let members = try Row.fetchAll(try db.cachedStatement(sql: "SELECT did, joined_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY joined_at, did"),
             arguments: [id]
         ).map { ConvoView.Member(did: $0["did"], joinedAt: StoreTime.date($0["joined_at"])) }
         return ConvoView(
@@ -129,7 +124,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     /// The convo's epoch and last seq, after checking that it exists and `caller` is active in it.
     static func lockMemberConvo(_ db: Database, convoId: String, caller: String) throws -> (epoch: Int, lastSeq: Int) {
-        guard let row = try Row.fetchOne(db, sql: "SELECT epoch, last_seq FROM convos WHERE id = ?", arguments: [convoId]) else {
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT epoch, last_seq FROM convos WHERE id = ?"), arguments: [convoId]) else {
             throw DeliveryError.convoNotFound(convoId)
         }
         guard try isActiveMember(db, convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
@@ -137,11 +132,11 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     static func isActiveMember(_ db: Database, convoId: String, did: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM members WHERE convo_id = ? AND did = ? AND active = 1", arguments: [convoId, did]) != nil
+        try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM members WHERE convo_id = ? AND did = ? AND active = 1"), arguments: [convoId, did]) != nil
     }
 
     static func activeMembers(_ db: Database, convoId: String) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT did FROM members WHERE convo_id = ? AND active = 1 ORDER BY did", arguments: [convoId])
+        try String.fetchAll(try db.cachedStatement(sql: "SELECT did FROM members WHERE convo_id = ? AND active = 1 ORDER BY did"), arguments: [convoId])
     }
 
     // MARK: Membership
@@ -194,8 +189,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
             let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
-            try db.execute(sql: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
-            try db.execute(sql: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             let members = try Self.activeMembers(db, convoId: change.convoId)
             try Self.append(db, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
@@ -212,8 +207,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
         try await pool.write { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
-            try db.execute(sql: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
-            try db.execute(sql: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             let members = try Self.activeMembers(db, convoId: convoId)
             try Self.append(db, events: [
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
@@ -224,14 +219,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT welcome, epoch FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try Row.fetchOne(try db.cachedStatement(sql: "SELECT welcome, epoch FROM welcomes WHERE convo_id = ? AND did = ?"), arguments: [convoId, did])
                 .map { GetWelcomeOutput(welcome: $0["welcome"], epoch: $0["epoch"]) }
         }
     }
 
     public func deleteWelcome(convoId: String, did: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             if db.changesCount == 0 { throw DeliveryError.noWelcome(convoId) }
         }
     }
@@ -247,14 +242,11 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 seq: current.lastSeq + 1, epoch: current.epoch, sender: input.sender, messageType: input.messageType,
                 hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
             try Self.advance(db, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
-            let members = try Self.activeMembers(db, convoId: input.convoId)
+            let roster = try Self.recipientsWithStorage(db, convoId: input.convoId)
             try Self.append(db, events: [
-                PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: members)
+                PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: roster.map(\.did))
             ], now: StoreTime.millis(input.now))
-            let others = members.filter { $0 != input.sender }
-            let recipients = try others.map { did in
-                Recipient(did: did, storage: try Self.storageProvider(db, did: did))
-            }
+            let recipients = roster.filter { $0.did != input.sender }.map { Recipient(did: $0.did, storage: $0.storage) }
             return SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now)
         }
         eventBell.ring()
@@ -264,12 +256,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
         try await pool.read { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: caller)
-            return try Row.fetchAll(
-                db,
-                sql: """
+            return try Row.fetchAll(try db.cachedStatement(sql: """
                 SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name FROM messages
                 WHERE convo_id = ? AND seq > ? ORDER BY seq LIMIT ?
-                """,
+                """),
                 arguments: [convoId, sinceSeq, limit]
             ).map { row in
                 MessageView(
@@ -313,8 +303,22 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
+    static func recipientsWithStorage(_ db: Database, convoId: String) throws -> [(did: String, storage: StorageProvider)] {
+        try Row.fetchAll(
+            try db.cachedStatement(sql: """
+                SELECT m.did, s.provider FROM members m LEFT JOIN storage_providers s ON s.did = m.did
+                WHERE m.convo_id = ? AND m.active = 1 ORDER BY m.did
+                """),
+            arguments: [convoId]
+        ).map { row in
+            let provider: String? = row["provider"]
+            let storage = provider.flatMap { try? WireJSON.decoder().decode(StorageProvider.self, from: Data($0.utf8)) }
+            return (row["did"], storage ?? .defaultProvider)
+        }
+    }
+
     static func storageProvider(_ db: Database, did: String) throws -> StorageProvider {
-        guard let json = try String.fetchOne(db, sql: "SELECT provider FROM storage_providers WHERE did = ?", arguments: [did]) else {
+        guard let json = try String.fetchOne(try db.cachedStatement(sql: "SELECT provider FROM storage_providers WHERE did = ?"), arguments: [did]) else {
             return .defaultProvider
         }
         return (try? WireJSON.decoder().decode(StorageProvider.self, from: Data(json.utf8))) ?? .defaultProvider
@@ -335,13 +339,19 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
         try await pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT id, kind, payload FROM events WHERE recipient = ? AND id > ? ORDER BY id LIMIT ?",
+            try Row.fetchAll(try db.cachedStatement(sql: "SELECT id, kind, payload FROM events WHERE recipient = ? AND id > ? ORDER BY id LIMIT ?"),
                 arguments: [recipient, after, limit]
             ).map { row in
                 let payload: String = row["payload"]
                 return ConvoEvent(cursor: row["id"], payload: try ConvoEventPayload(name: row["kind"], data: Data(payload.utf8)))
             }
         }
+    }
+}
+
+extension Database {
+    /// Executes one statement through GRDB's per-connection statement cache.
+    func execute(cached sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

@@ -73,7 +73,8 @@ enum TestHTTP {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
+        // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 }
