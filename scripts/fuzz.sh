@@ -52,6 +52,7 @@ SCHEMATHESIS_HOOKS=imprint_auth PYTHONPATH=scripts/fuzz "${venv}/bin/schemathesi
     --generation-allow-x00 true \
     --suppress-health-check all \
     --workers 4 \
+    --generation-database none \
     --no-color "${seed_args[@]}"
 status=$?
 set -e

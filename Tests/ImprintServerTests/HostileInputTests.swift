@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import ImprintDelivery
 import Testing
 
@@ -105,6 +107,38 @@ import Testing
                 #"{"convoId": "\#(fixture.convoId)", "epoch": 1, "dids": ["did:example:carol"], "commit": "AAEC", "welcome": "\#(huge)"}"#))
             #expect(tooBig.status == 413)
             #expect(tooBig.errorName == "PayloadTooLarge")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func chunkedOversizeBodyWithoutContentLengthIs413(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let token = try ServiceAuthSigner().token(audience: RunningServer.serviceDID, method: DeliveryMethod.createConvo.nsid)
+            var request = HTTPClientRequest(url: server.baseURL + DeliveryMethod.createConvo.path)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 16 * 1024)
+            // Unknown length: sent chunked, so only the streaming limit can stop it.
+            let chunks = AsyncStream<ByteBuffer> { continuation in
+                for _ in 0..<8 { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            request.body = .stream(chunks, length: .unknown)
+            let response = try await TestHTTP.client.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.status.code == 413, "\(String(buffer: body))")
+            #expect(String(buffer: body).contains("PayloadTooLarge"))
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func deeplyNestedJSONIs400(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let nested = String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000)
+            let body = #"{"provider": {"type": "folder", "config": {"x": \#(nested)}}}"#
+            let response = try await RawHTTP.call(server, .registerStorage, signer: ServiceAuthSigner(), body: Data(json: body))
+            #expect(response.status == 400, "\(response.text.prefix(200))")
+            #expect(response.errorName == "InvalidRequest")
         }
     }
 
