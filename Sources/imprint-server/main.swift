@@ -15,6 +15,10 @@ struct ImprintServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("service-did"), help: "The service DID tokens must name as aud (default did:web:<host>).")
     var serviceDID: String?
     @Option(help: "Directory for the default SQLite database.") var data = "./data"
+    @Option(name: .customLong("rate-limit"), help: "Requests per second each caller DID may make on average.")
+    var rateLimit: Double = 100
+    @Option(name: .customLong("rate-burst"), help: "Requests a caller DID may make in one burst.")
+    var rateBurst: Double = 500
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -35,10 +39,14 @@ struct ImprintServerCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
-        let configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: host, port: port)
+        guard rateLimit > 0, rateBurst >= 1 else { throw ValidationError("--rate-limit must be > 0 and --rate-burst >= 1") }
+        var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: host, port: port)
+        configuration.rateLimitPerSecond = rateLimit
+        configuration.rateLimitBurst = rateBurst
         let store = try await StoreFactory.open(location, logger: logger)
+        let serviceDID = configuration.serviceDID
         let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger) { port in
-            logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(configuration.serviceDID)"])
+            logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(serviceDID)"])
         }
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: app)],

@@ -60,7 +60,7 @@ import Testing
         #expect(output.value.contains("status=200"))
     }
 
-    @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"]])
+    @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"], ["--rate-limit", "0"]])
     func usageErrorsExitOneWithOneErrorLine(arguments: [String]) async throws {
         let process = Process()
         process.executableURL = try Self.binary()
