@@ -4,12 +4,18 @@
 # (scripts/fuzz/imprint_auth.py).
 #   bash scripts/fuzz.sh               # SQLite in a temporary directory
 #   bash scripts/fuzz.sh --postgres    # a throwaway PostgreSQL cluster (scripts/with-postgres.sh)
+# Further arguments go to `schemathesis run` (e.g. --include-operation-id getMessages).
 # Environment: FUZZ_MAX_EXAMPLES (default 100 per operation), FUZZ_SEED.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${1:-}" = "--postgres" ] && [ -z "${IMPRINT_TEST_POSTGRES_URL:-}" ]; then
-    exec bash scripts/with-postgres.sh bash scripts/fuzz.sh --postgres
+store=sqlite
+if [ "${1:-}" = "--postgres" ]; then
+    store=postgres
+    shift
+    if [ -z "${IMPRINT_TEST_POSTGRES_URL:-}" ]; then
+        exec bash scripts/with-postgres.sh bash scripts/fuzz.sh --postgres "$@"
+    fi
 fi
 
 venv=.venv-tools
@@ -24,7 +30,7 @@ binary="$(swift build --show-bin-path)/imprint-server"
 port="$("${venv}/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 workdir="$(mktemp -d /tmp/imprint-fuzz.XXXXXX)"
 db="sqlite:${workdir}/delivery.sqlite"
-if [ "${1:-}" = "--postgres" ]; then db="${IMPRINT_TEST_POSTGRES_URL}"; fi
+if [ "${store}" = "postgres" ]; then db="${IMPRINT_TEST_POSTGRES_URL}"; fi
 export IMPRINT_SERVICE_DID="did:web:fuzz.test"
 
 LOG_LEVEL=warning "${binary}" --port "${port}" --db "${db}" --service-did "${IMPRINT_SERVICE_DID}" 2>"${workdir}/server.log" &
@@ -53,7 +59,7 @@ SCHEMATHESIS_HOOKS=imprint_auth PYTHONPATH=scripts/fuzz "${venv}/bin/schemathesi
     --suppress-health-check all \
     --workers 4 \
     --generation-database none \
-    --no-color "${seed_args[@]}"
+    --no-color "${seed_args[@]}" "$@"
 status=$?
 set -e
 if grep -q "unhandled error" "${workdir}/server.log"; then
