@@ -400,19 +400,29 @@ public final class PostgresDeliveryStore: DeliveryStore {
     // MARK: Events
 
     /// Inserts event rows under the global event lock (held to COMMIT) and queues a NOTIFY
-    /// (delivered on COMMIT). One round trip for both, then one insert per event for all its recipients.
+    /// (delivered on COMMIT). The first insert takes the lock and queues the NOTIFY in the same
+    /// statement (the CTE is evaluated before any row draws its id), so the lock is held for
+    /// that statement and the COMMIT only.
     func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
-        try await connection.query(
-            "SELECT pg_advisory_xact_lock(\(Self.eventLockKey)), pg_notify(\(Self.notificationChannel), '')", logger: logger)
-        for event in events {
+        for (index, event) in events.enumerated() {
             let payload = try event.encodedPayload()
             let recipients = Set(event.recipients).sorted()
-            try await connection.query(
-                """
-                INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                SELECT r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
-                FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY n
-                """, logger: logger)
+            if index == 0 {
+                try await connection.query(
+                    """
+                    WITH locked AS (SELECT pg_advisory_xact_lock(\(Self.eventLockKey)), pg_notify(\(Self.notificationChannel), ''))
+                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                    FROM locked, unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                    FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                    """, logger: logger)
+            }
         }
     }
 
