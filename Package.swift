@@ -11,11 +11,28 @@ let package = Package(
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
         // MARK: MLS (products)
         .executable(name: "mls-vectors", targets: ["mls-vectors"]),
+        // MARK: Delivery
+        .library(name: "ImprintDelivery", targets: ["ImprintDelivery"]),
+        .library(name: "ImprintServer", targets: ["ImprintServer"]),
+        .executable(name: "imprint-server", targets: ["imprint-server"]),
+        .executable(name: "imprint-delivery-bench", targets: ["imprint-delivery-bench"]),
+        // MARK: end Delivery
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // MARK: Delivery
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // MARK: end Delivery
     ],
     targets: [
         // MARK: System libraries
@@ -80,6 +97,72 @@ let package = Package(
         ),
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
+
+        // MARK: Delivery
+        .target(
+            name: "ImprintDelivery",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "ImprintServer",
+            dependencies: [
+                "ImprintDelivery",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
+        ),
+        .executableTarget(
+            name: "imprint-server",
+            dependencies: [
+                "ImprintServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "imprint-delivery-bench",
+            dependencies: [
+                "ImprintServer",
+                "ImprintDelivery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery"]),
+        .testTarget(
+            name: "ImprintServerTests",
+            dependencies: [
+                "ImprintServer",
+                "ImprintDelivery",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        // MARK: end Delivery
 
         // MARK: Executables
         .executableTarget(

@@ -3,7 +3,7 @@
 # already present are left alone, and apt is only touched when something is missing.
 set -euo pipefail
 
-packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config)
+packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,178 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// An async client for the Delivery Service API: one method per API method,
+/// each call signed with a fresh service-auth token.
+public struct DeliveryClient: Sendable {
+    public let baseURL: String
+    public let serviceDID: String
+    public let signer: ServiceAuthSigner
+    public let httpClient: HTTPClient
+    public var timeout: TimeAmount = .seconds(30)
+
+    /// - Parameters:
+    ///   - baseURL: e.g. `http://127.0.0.1:8080`, no trailing slash.
+    ///   - serviceDID: the `aud` the service expects (its `_health` tells it).
+    public init(baseURL: String, serviceDID: String, signer: ServiceAuthSigner, httpClient: HTTPClient = .shared) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.serviceDID = serviceDID
+        self.signer = signer
+        self.httpClient = httpClient
+    }
+
+    public var did: String { signer.did }
+
+    // MARK: Methods
+
+    public func health() async throws -> HealthStatus {
+        try await send(HealthStatus.self, path: DeliveryPath.health, method: .GET, body: nil, lxm: nil)
+    }
+
+    public func publishKeyPackage(_ input: PublishKeyPackageInput) async throws -> PublishKeyPackageOutput {
+        try await procedure(.publishKeyPackage, input)
+    }
+
+    public func getKeyPackages(dids: [String], cipherSuite: Int? = nil) async throws -> GetKeyPackagesOutput {
+        var query = dids.map { ("dids", $0) }
+        if let cipherSuite { query.append(("cipherSuite", String(cipherSuite))) }
+        return try await self.query(.getKeyPackages, query)
+    }
+
+    public func createConvo(_ input: CreateConvoInput) async throws -> CreateConvoOutput {
+        try await procedure(.createConvo, input)
+    }
+
+    public func getConvos() async throws -> GetConvosOutput {
+        try await query(.getConvos, [])
+    }
+
+    public func addMembers(_ input: AddMembersInput) async throws -> EpochAdvanceOutput {
+        try await procedure(.addMembers, input)
+    }
+
+    public func getWelcome(convoId: String) async throws -> GetWelcomeOutput {
+        try await query(.getWelcome, [("convoId", convoId)])
+    }
+
+    public func confirmWelcome(convoId: String) async throws {
+        let _: EmptyOutput = try await procedure(.confirmWelcome, ConvoRefInput(convoId: convoId))
+    }
+
+    public func removeMember(_ input: RemoveMemberInput) async throws -> EpochAdvanceOutput {
+        try await procedure(.removeMember, input)
+    }
+
+    public func leaveConvo(convoId: String) async throws {
+        let _: EmptyOutput = try await procedure(.leaveConvo, ConvoRefInput(convoId: convoId))
+    }
+
+    public func sendMessage(_ input: SendMessageInput) async throws -> SendMessageOutput {
+        try await procedure(.sendMessage, input)
+    }
+
+    public func getMessages(convoId: String, sinceSeq: Int? = nil, limit: Int? = nil) async throws -> GetMessagesOutput {
+        var query = [("convoId", convoId)]
+        if let sinceSeq { query.append(("sinceSeq", String(sinceSeq))) }
+        if let limit { query.append(("limit", String(limit))) }
+        return try await self.query(.getMessages, query)
+    }
+
+    public func registerStorage(_ provider: StorageProvider) async throws {
+        let _: EmptyOutput = try await procedure(.registerStorage, RegisterStorageInput(provider: provider))
+    }
+
+    /// Streams events after `cursor` (all retained events when nil). The stream ends when the
+    /// server closes the connection; resume by passing the last event's cursor.
+    public func subscribeConvoEvents(cursor: Int64? = nil) -> AsyncThrowingStream<ConvoEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var request = try makeRequest(
+                        path: DeliveryMethod.subscribeConvoEvents.path,
+                        query: cursor.map { [("cursor", String($0))] } ?? [], method: .GET,
+                        lxm: DeliveryMethod.subscribeConvoEvents.nsid)
+                    request.headers.add(name: "Accept", value: "text/event-stream")
+                    let response = try await httpClient.execute(request, deadline: .distantFuture)
+                    guard response.status == .ok else {
+                        let body = try await response.body.collect(upTo: 1 << 20)
+                        throw decodeError(status: Int(response.status.code), body: body)
+                    }
+                    var parser = ServerSentEventParser()
+                    for try await chunk in response.body {
+                        for event in parser.feed(chunk.readableBytesView) {
+                            guard let id = event.id, let cursor = Int64(id) else { continue }
+                            let payload = try ConvoEventPayload(name: event.event, data: Data(event.data.utf8))
+                            continuation.yield(ConvoEvent(cursor: cursor, payload: payload))
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Transport
+
+    private func procedure<Input: Encodable, Output: Decodable>(_ method: DeliveryMethod, _ input: Input) async throws -> Output {
+        let body = try WireJSON.encoder().encode(input)
+        return try await send(Output.self, path: method.path, method: .POST, body: body, lxm: method.nsid)
+    }
+
+    private func query<Output: Decodable>(_ method: DeliveryMethod, _ query: [(String, String)]) async throws -> Output {
+        try await send(Output.self, path: method.path, query: query, method: .GET, body: nil, lxm: method.nsid)
+    }
+
+    private func send<Output: Decodable>(
+        _ type: Output.Type, path: String, query: [(String, String)] = [], method: HTTPMethod, body: Data?, lxm: String?
+    ) async throws -> Output {
+        var request = try makeRequest(path: path, query: query, method: method, lxm: lxm)
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        let response = try await httpClient.execute(request, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        guard response.status == .ok else { throw decodeError(status: Int(response.status.code), body: bytes) }
+        do {
+            return try WireJSON.decoder().decode(Output.self, from: bytes)
+        } catch {
+            throw DeliveryProtocolError(status: Int(response.status.code), reason: "undecodable response: \(error)")
+        }
+    }
+
+    private func makeRequest(path: String, query: [(String, String)], method: HTTPMethod, lxm: String?) throws -> HTTPClientRequest {
+        var url = baseURL + path
+        if !query.isEmpty {
+            url += "?" + query.map { "\(Self.percentEncode($0.0))=\(Self.percentEncode($0.1))" }.joined(separator: "&")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let lxm {
+            request.headers.add(name: "Authorization", value: "Bearer " + (try signer.token(audience: serviceDID, method: lxm)))
+        }
+        return request
+    }
+
+    private func decodeError(status: Int, body: ByteBuffer) -> Error {
+        if let decoded = try? JSONDecoder().decode(XRPCErrorBody.self, from: body) {
+            return DeliveryServiceError(status: status, body: decoded)
+        }
+        return DeliveryProtocolError(status: status, reason: String(buffer: body).prefix(200).description)
+    }
+
+    static let queryValueAllowed: CharacterSet = {
+        var set = CharacterSet.alphanumerics
+        set.insert(charactersIn: "-._~:")
+        return set
+    }()
+
+    static func percentEncode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? text
+    }
+}

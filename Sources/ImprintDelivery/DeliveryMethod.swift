@@ -1,0 +1,46 @@
+/// Every method of the Delivery Service API, with its NSID and HTTP kind.
+public enum DeliveryMethod: String, CaseIterable, Sendable {
+    case publishKeyPackage
+    case getKeyPackages
+    case createConvo
+    case getConvos
+    case addMembers
+    case getWelcome
+    case confirmWelcome
+    case removeMember
+    case leaveConvo
+    case sendMessage
+    case getMessages
+    case registerStorage
+    case subscribeConvoEvents
+
+    /// NSID prefix shared by every method.
+    public static let namespace = "blue.catbird.mls"
+
+    /// The method's NSID, e.g. `blue.catbird.mls.sendMessage`; also the JWT `lxm` claim.
+    public var nsid: String { "\(Self.namespace).\(rawValue)" }
+
+    /// The XRPC path, `/xrpc/<nsid>`.
+    public var path: String { "/xrpc/\(nsid)" }
+
+    /// Queries are `GET`, procedures are `POST`.
+    public var isProcedure: Bool {
+        switch self {
+        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents: false
+        default: true
+        }
+    }
+
+    public init?(nsid: String) {
+        let prefix = Self.namespace + "."
+        guard nsid.hasPrefix(prefix) else { return nil }
+        self.init(rawValue: String(nsid.dropFirst(prefix.count)))
+    }
+}
+
+/// Paths outside the method namespace.
+public enum DeliveryPath {
+    public static let health = "/xrpc/_health"
+    public static let metrics = "/metrics"
+    public static let openAPI = "/openapi.json"
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Everything the Delivery Service can be tuned with; defaults are the contract's.
+public struct DeliveryServerConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    public var serviceDID: String
+    public var version: String = DeliveryServerConfiguration.serviceVersion
+
+    /// Body limit for `addMembers` / `removeMember` (commit + Welcome).
+    public var largeBodyLimit = 1 << 20
+    /// Body limit for every other method.
+    public var bodyLimit = 64 << 10
+    public var maxMessagesPerPage = 1000
+    public var defaultMessagesPerPage = 100
+    public var maxKeyPackagesPerDID = 200
+    public var maxDIDsPerKeyPackageRequest = 50
+    public var rateLimitPerSecond: Double = 100
+    public var rateLimitBurst: Double = 500
+    /// Seconds between SSE keep-alive comments.
+    public var eventHeartbeat: Duration = .seconds(15)
+
+    public static let serviceVersion = "0.1.0"
+
+    public init(serviceDID: String? = nil, host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+        self.serviceDID = serviceDID ?? "did:web:\(host)"
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ImprintDelivery
+import NIOCore
+import NIOFoundationCompat
+
+/// The XRPC handlers: authenticate, rate-limit, read and check input, call the store, encode.
+struct DeliveryAPI: Sendable {
+    let store: any DeliveryStore
+    let verifier: ServiceAuthVerifier
+    let rateLimiter: RateLimiter
+    let configuration: DeliveryServerConfiguration
+    let metrics: ServerMetrics
+
+    func register(on router: Router<DeliveryRequestContext>) {
+        router.get(RouterPath(DeliveryPath.health)) { _, context in
+            context.annotations.route = "_health"
+            return try json(HealthStatus(status: "ok", version: configuration.version, did: configuration.serviceDID))
+        }
+        for method in DeliveryMethod.allCases {
+            let handler: @Sendable (Request, DeliveryRequestContext) async throws -> Response = { request, context in
+                context.annotations.route = method.rawValue
+                let caller = try await verifier.authenticate(authorization: request.headers[.authorization], method: method)
+                context.annotations.caller = caller
+                guard rateLimiter.admit(caller) else { throw DeliveryError.rateLimited() }
+                return try await handle(method, caller: caller, request: request)
+            }
+            if method.isProcedure {
+                router.post(RouterPath(method.path), use: handler)
+            } else {
+                router.get(RouterPath(method.path), use: handler)
+            }
+        }
+    }
+
+    private func handle(_ method: DeliveryMethod, caller: String, request: Request) async throws -> Response {
+        let now = Date()
+        switch method {
+        case .publishKeyPackage:
+            let input = try await body(PublishKeyPackageInput.self, request)
+            try InputRules.nonEmpty(input.keyPackage, field: "keyPackage")
+            try InputRules.cipherSuite(input.cipherSuite)
+            guard input.expiresAt > now else { throw DeliveryError.invalidRequest("expiresAt is in the past") }
+            let id = try await store.publishKeyPackage(NewKeyPackage(
+                did: caller, keyPackage: input.keyPackage, cipherSuite: input.cipherSuite, expiresAt: input.expiresAt,
+                now: now, limit: configuration.maxKeyPackagesPerDID))
+            return try json(PublishKeyPackageOutput(id: id))
+
+        case .getKeyPackages:
+            let query = try self.query(request, allowed: ["dids", "cipherSuite"])
+            var dids: [String] = []
+            for did in query.all("dids") where !dids.contains(did) {
+                try InputRules.did(did, field: "dids")
+                dids.append(did)
+            }
+            guard (1...configuration.maxDIDsPerKeyPackageRequest).contains(dids.count) else {
+                throw DeliveryError.invalidRequest("dids must name 1 to \(configuration.maxDIDsPerKeyPackageRequest) DIDs")
+            }
+            let suite = try query.integer("cipherSuite", in: InputRules.cipherSuites)
+            let handedOut = try await store.consumeKeyPackages(dids: dids, cipherSuite: suite, now: now)
+            let served = Set(handedOut.map(\.did))
+            return try json(GetKeyPackagesOutput(keyPackages: handedOut, missing: dids.filter { !served.contains($0) }))
+
+        case .createConvo:
+            let input = try await body(CreateConvoInput.self, request)
+            try InputRules.cipherSuite(input.cipherSuite)
+            if let id = input.convoId { try InputRules.convoId(id) }
+            if let title = input.title { try InputRules.text(title, field: "title", maxBytes: 1024) }
+            let id = input.convoId ?? Self.newConvoId()
+            let convo = try await store.createConvo(NewConvo(id: id, creator: caller, title: input.title, cipherSuite: input.cipherSuite, now: now))
+            return try json(CreateConvoOutput(convo: convo))
+
+        case .getConvos:
+            _ = try self.query(request, allowed: [])
+            return try json(GetConvosOutput(convos: try await store.convos(memberDID: caller)))
+
+        case .addMembers:
+            let input = try await body(AddMembersInput.self, request, limit: configuration.largeBodyLimit)
+            try InputRules.convoId(input.convoId)
+            try InputRules.epoch(input.epoch)
+            guard !input.dids.isEmpty, input.dids.count <= 1000 else { throw DeliveryError.invalidRequest("dids must name 1 to 1000 DIDs") }
+            for did in input.dids { try InputRules.did(did, field: "dids") }
+            guard Set(input.dids).count == input.dids.count else { throw DeliveryError.invalidRequest("dids repeats a DID") }
+            try InputRules.nonEmpty(input.commit, field: "commit")
+            try InputRules.nonEmpty(input.welcome, field: "welcome")
+            return try json(try await store.addMembers(MemberAddition(
+                convoId: input.convoId, caller: caller, epoch: input.epoch, dids: input.dids, commit: input.commit,
+                welcome: input.welcome, now: now)))
+
+        case .getWelcome:
+            let convoId = try query(request, allowed: ["convoId"]).required("convoId")
+            try InputRules.convoId(convoId)
+            guard let welcome = try await store.welcome(convoId: convoId, did: caller) else { throw DeliveryError.noWelcome(convoId) }
+            return try json(welcome)
+
+        case .confirmWelcome:
+            let input = try await body(ConvoRefInput.self, request)
+            try InputRules.convoId(input.convoId)
+            try await store.deleteWelcome(convoId: input.convoId, did: caller)
+            return try json(EmptyOutput())
+
+        case .removeMember:
+            let input = try await body(RemoveMemberInput.self, request, limit: configuration.largeBodyLimit)
+            try InputRules.convoId(input.convoId)
+            try InputRules.epoch(input.epoch)
+            try InputRules.did(input.did, field: "did")
+            try InputRules.nonEmpty(input.commit, field: "commit")
+            return try json(try await store.removeMember(MemberRemoval(
+                convoId: input.convoId, caller: caller, epoch: input.epoch, did: input.did, commit: input.commit, now: now)))
+
+        case .leaveConvo:
+            let input = try await body(ConvoRefInput.self, request)
+            try InputRules.convoId(input.convoId)
+            try await store.leaveConvo(convoId: input.convoId, did: caller, now: now)
+            return try json(EmptyOutput())
+
+        case .sendMessage:
+            let input = try await body(SendMessageInput.self, request)
+            try InputRules.convoId(input.convoId)
+            try InputRules.epoch(input.epoch)
+            try InputRules.hash(input.hash)
+            guard input.size >= 0 else { throw DeliveryError.invalidRequest("size must not be negative") }
+            if let name = input.recordName { try InputRules.text(name, field: "recordName", maxBytes: 512) }
+            return try json(try await store.sendMessage(NewMessage(
+                convoId: input.convoId, sender: caller, epoch: input.epoch, messageType: input.messageType, hash: input.hash,
+                size: input.size, recordName: input.recordName, now: now)))
+
+        case .getMessages:
+            let query = try self.query(request, allowed: ["convoId", "sinceSeq", "limit"])
+            let convoId = try query.required("convoId")
+            try InputRules.convoId(convoId)
+            let sinceSeq = try query.integer("sinceSeq", in: 0...Int(Int64.max)) ?? 0
+            let limit = try query.integer("limit", in: 1...configuration.maxMessagesPerPage) ?? configuration.defaultMessagesPerPage
+            let messages = try await store.messages(convoId: convoId, caller: caller, sinceSeq: sinceSeq, limit: limit)
+            return try json(GetMessagesOutput(messages: messages, cursor: messages.count == limit ? messages.last?.seq : nil))
+
+        case .registerStorage:
+            let input = try await body(RegisterStorageInput.self, request)
+            try InputRules.text(input.provider.type, field: "provider.type", maxBytes: 64)
+            guard !input.provider.type.isEmpty else { throw DeliveryError.invalidRequest("provider.type is empty") }
+            if let endpoint = input.provider.endpoint { try InputRules.text(endpoint, field: "provider.endpoint", maxBytes: 2048) }
+            try await store.registerStorage(did: caller, provider: input.provider)
+            return try json(EmptyOutput())
+
+        case .subscribeConvoEvents:
+            let query = try self.query(request, allowed: ["cursor"])
+            var cursor = Int64(try query.integer("cursor", in: 0...Int(Int64.max)) ?? 0)
+            if let lastEventID = request.headers[.lastEventID] {
+                guard let value = Int64(lastEventID.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                    throw DeliveryError.invalidRequest("Last-Event-ID must be a cursor")
+                }
+                cursor = value
+            }
+            return EventStreamResponder(store: store, metrics: metrics, heartbeat: configuration.eventHeartbeat)
+                .response(recipient: caller, after: cursor)
+        }
+    }
+
+    // MARK: Input and output
+
+    private func body<Input: Decodable>(_ type: Input.Type, _ request: Request, limit: Int? = nil) async throws -> Input {
+        try await RequestBodyReader.decode(type, from: request, limit: limit ?? configuration.bodyLimit)
+    }
+
+    private func query(_ request: Request, allowed: Set<String>) throws -> QueryParameters {
+        try QueryParameters(query: request.uri.query ?? "", allowed: allowed)
+    }
+
+    static func newConvoId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// A 200 JSON response in the wire conventions.
+func json<Output: Encodable>(_ output: Output) throws -> Response {
+    let data = try WireJSON.encoder().encode(output)
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+}
+
+extension HTTPField.Name {
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}

@@ -1,0 +1,34 @@
+import Hummingbird
+import NIOConcurrencyHelpers
+
+/// Per-request facts a handler learns (the caller DID, the method) that the request log
+/// line and metrics need once the response is made.
+public final class RequestAnnotations: Sendable {
+    private let state = NIOLockedValueBox<(caller: String?, route: String?)>((nil, nil))
+
+    public init() {}
+
+    public var caller: String? {
+        get { state.withLockedValue { $0.caller } }
+        set { state.withLockedValue { $0.caller = newValue } }
+    }
+
+    /// A bounded label for the request (a method NSID or a fixed path), never raw input.
+    public var route: String? {
+        get { state.withLockedValue { $0.route } }
+        set { state.withLockedValue { $0.route = newValue } }
+    }
+}
+
+/// The request context of the Delivery Service.
+public struct DeliveryRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let annotations = RequestAnnotations()
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// Bodies are read with per-method limits by `RequestBodyReader`; this bounds anything else.
+    public var maxUploadSize: Int { 1 << 20 }
+}

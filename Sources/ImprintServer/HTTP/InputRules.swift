@@ -1,0 +1,52 @@
+import Foundation
+
+/// Shape checks for input fields, so that nothing malformed reaches a store.
+enum InputRules {
+    static let cipherSuites = 1...0xFFFF
+    static let maxDIDLength = 512
+
+    static func did(_ did: String, field: String) throws {
+        let scalars = did.unicodeScalars
+        guard did.utf8.count <= maxDIDLength, did.hasPrefix("did:") else {
+            throw DeliveryError.invalidRequest("\(field) is not a DID")
+        }
+        let parts = did.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty,
+              parts[1].unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) }),
+              scalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:%-".unicodeScalars.contains($0)) }),
+              !did.hasSuffix(":")
+        else { throw DeliveryError.invalidRequest("\(field) is not a DID") }
+    }
+
+    static func convoId(_ id: String) throws {
+        guard (1...128).contains(id.utf8.count),
+              id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._~:-".unicodeScalars.contains($0)) })
+        else { throw DeliveryError.invalidRequest("convoId must be 1-128 characters of [A-Za-z0-9._~:-]") }
+    }
+
+    static func hash(_ hash: String) throws {
+        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw DeliveryError.invalidRequest("hash must be 64 lowercase hex digits")
+        }
+    }
+
+    static func cipherSuite(_ suite: Int) throws {
+        guard cipherSuites.contains(suite) else { throw DeliveryError.invalidRequest("cipherSuite must be in 1...65535") }
+    }
+
+    static func epoch(_ epoch: Int) throws {
+        guard epoch >= 0 else { throw DeliveryError.invalidRequest("epoch must not be negative") }
+    }
+
+    /// Free text: bounded, no control characters (PostgreSQL text refuses NUL).
+    static func text(_ text: String, field: String, maxBytes: Int) throws {
+        guard text.utf8.count <= maxBytes else { throw DeliveryError.invalidRequest("\(field) longer than \(maxBytes) bytes") }
+        guard text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f }) else {
+            throw DeliveryError.invalidRequest("\(field) contains control characters")
+        }
+    }
+
+    static func nonEmpty(_ data: Data, field: String) throws {
+        guard !data.isEmpty else { throw DeliveryError.invalidRequest("\(field) is empty") }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ImprintDelivery
+import NIOCore
+import NIOFoundationCompat
+
+/// Reads a bounded JSON body and decodes it, turning every failure into a 400 or 413.
+enum RequestBodyReader {
+    static func decode<Input: Decodable>(_ type: Input.Type, from request: Request, limit: Int) async throws -> Input {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw DeliveryError.payloadTooLarge(limit: limit)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw DeliveryError.payloadTooLarge(limit: limit)
+        } catch is NIOTooManyBytesError {
+            throw DeliveryError.payloadTooLarge(limit: limit)
+        }
+        guard buffer.readableBytes > 0 else { throw DeliveryError.invalidRequest("empty body; expected a JSON object") }
+        do {
+            return try WireJSON.decoder().decode(Input.self, from: buffer)
+        } catch let error as DecodingError {
+            throw DeliveryError.invalidRequest(describe(error))
+        } catch {
+            throw DeliveryError.invalidRequest("malformed JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "body" : QueryParameters.printable(text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(path(context.codingPath + [key]))"
+        case .typeMismatch(_, let context): return "wrong type for \(path(context.codingPath))"
+        case .valueNotFound(_, let context): return "null for \(path(context.codingPath))"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "malformed JSON" }
+            return "invalid value for \(path(context.codingPath))"
+        @unknown default: return "invalid body"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Outermost middleware: turns every error into the contract's JSON error body (so unmatched
+/// routes are `NotFound` and unexpected faults are `InternalError` without details), then
+/// writes one structured log line and the request metrics.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = DeliveryRequestContext
+
+    let logger: Logger
+    let metrics: ServerMetrics
+    let knownPaths: Set<String>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        var errorName: String?
+        do {
+            response = try await next(request, context)
+        } catch let error as DeliveryError {
+            errorName = error.name
+            response = error.makeResponse()
+        } catch let error as HTTPError {
+            let mapped = map(error, path: request.uri.path)
+            errorName = mapped.name
+            response = mapped.makeResponse()
+        } catch {
+            logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            errorName = "InternalError"
+            response = DeliveryError.internalError().makeResponse()
+        }
+        let duration = ContinuousClock.now - start
+        let route = context.annotations.route ?? "unmatched"
+        metrics.recordRequest(route: route, status: Int(response.status.code), duration: duration)
+        if let errorName { metrics.recordRejection(errorName) }
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)",
+            "route": "\(route)",
+            "status": "\(response.status.code)",
+            "ms": "\(String(format: "%.3f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
+        ]
+        if let caller = context.annotations.caller { metadata["did"] = "\(caller)" }
+        if let errorName { metadata["error"] = "\(errorName)" }
+        logger.info("request", metadata: metadata)
+        return response
+    }
+
+    private func map(_ error: HTTPError, path: String) -> DeliveryError {
+        switch error.status {
+        case .notFound:
+            if knownPaths.contains(path) { return .methodNotAllowed("wrong HTTP method for \(path)") }
+            return .notFound("no such method")
+        case .methodNotAllowed: return .methodNotAllowed("wrong HTTP method")
+        case .contentTooLarge: return .payloadTooLarge(limit: 1 << 20)
+        case let status where (400..<500).contains(status.code):
+            return DeliveryError(status: status, name: "InvalidRequest", message: status.reasonPhrase)
+        default: return .internalError()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ImprintDelivery
+
+/// The single persistence seam of the Delivery Service. Each implementation enforces the
+/// contract's atomicity rules itself (see docs/delivery-service.md); callers pass inputs
+/// already validated for shape, and get `DeliveryError`s for rule violations.
+public protocol DeliveryStore: Sendable {
+    /// Creates or migrates the schema.
+    func migrate() async throws
+
+    /// Wakes up when an event may have been written by this or another instance.
+    var eventBell: EventBell { get }
+
+    /// Where accepted token ids are remembered: shared by every instance using this store.
+    var tokenReplayGuard: any TokenReplayGuard { get }
+
+    func publishKeyPackage(_ keyPackage: NewKeyPackage) async throws -> String
+    /// Hands out (and thereby consumes) at most one unexpired key package per DID.
+    func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef]
+
+    func createConvo(_ convo: NewConvo) async throws -> ConvoView
+    func convos(memberDID: String) async throws -> [ConvoView]
+
+    func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput
+    func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput
+    func leaveConvo(convoId: String, did: String, now: Date) async throws
+
+    func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput?
+    func deleteWelcome(convoId: String, did: String) async throws
+
+    func sendMessage(_ message: NewMessage) async throws -> SendMessageOutput
+    func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView]
+
+    func registerStorage(did: String, provider: StorageProvider) async throws
+
+    /// Events for `recipient` with cursor > `after`, ascending, at most `limit`.
+    func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent]
+
+    func shutdown() async throws
+}
+
+/// `publishKeyPackage` after validation.
+public struct NewKeyPackage: Sendable {
+    public var did: String
+    public var keyPackage: Data
+    public var cipherSuite: Int
+    public var expiresAt: Date
+    public var now: Date
+    /// Unconsumed packages a DID may hold.
+    public var limit: Int
+}
+
+/// `createConvo` after validation; `id` is already chosen.
+public struct NewConvo: Sendable {
+    public var id: String
+    public var creator: String
+    public var title: String?
+    public var cipherSuite: Int
+    public var now: Date
+}
+
+/// `addMembers` after validation.
+public struct MemberAddition: Sendable {
+    public var convoId: String
+    public var caller: String
+    public var epoch: Int
+    public var dids: [String]
+    public var commit: Data
+    public var welcome: Data
+    public var now: Date
+}
+
+/// `removeMember` after validation.
+public struct MemberRemoval: Sendable {
+    public var convoId: String
+    public var caller: String
+    public var epoch: Int
+    public var did: String
+    public var commit: Data
+    public var now: Date
+}
+
+/// `sendMessage` after validation.
+public struct NewMessage: Sendable {
+    public var convoId: String
+    public var sender: String
+    public var epoch: Int
+    public var messageType: MessageType
+    public var hash: String
+    public var size: Int
+    public var recordName: String?
+    public var now: Date
+}

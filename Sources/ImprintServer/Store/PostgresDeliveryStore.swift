@@ -1,0 +1,450 @@
+import Foundation
+import ImprintDelivery
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL store (postgres-nio), for several stateless instances sharing one database.
+///
+/// Concurrency (READ COMMITTED):
+/// - every seq/epoch change first locks the convo row (`SELECT … FOR UPDATE`), so seqs are
+///   allocated one transaction at a time (gapless, unique) and exactly one of two commits
+///   for the same epoch sees it unchanged; the other sees the new epoch and gets 409;
+/// - a key package is taken with `DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`,
+///   so concurrent callers never get the same row;
+/// - event rows are inserted under a transaction-scoped advisory lock held until COMMIT, so
+///   event ids become visible in id order and a cursor never skips a late-committing event;
+///   `NOTIFY imprint_events` (delivered on COMMIT) wakes subscribers on every instance.
+public final class PostgresDeliveryStore: DeliveryStore {
+    static let notificationChannel = "imprint_events"
+    static let eventLockKey: Int64 = 0x1_4D50_5249_4E54  // "IMPRINT"
+    static let migrationLockKey: Int64 = 0x1_4D50_5249_4E55
+
+    let client: PostgresClient
+    let logger: Logger
+    public let eventBell = EventBell()
+    public let tokenReplayGuard: any TokenReplayGuard
+    private let runTask: Task<Void, Never>
+    private let listenerTask: Task<Void, Never>
+
+    public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
+        var configuration: PostgresClient.Configuration
+        if let socket = location.socketDirectory {
+            configuration = .init(
+                unixSocketPath: socket + "/.s.PGSQL.\(location.port)", username: location.user,
+                password: location.password, database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: .disable)
+        }
+        configuration.options.maximumConnections = 40
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        tokenReplayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
+        runTask = Task { await client.run() }
+        let bell = eventBell
+        listenerTask = Task {
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: Self.notificationChannel) { notifications in
+                            bell.ring()  // anything written while we were not listening
+                            for try await _ in notifications { bell.ring() }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("event listener lost its connection; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    public func shutdown() async throws {
+        eventBell.closeAll()
+        listenerTask.cancel()
+        await listenerTask.value
+        runTask.cancel()
+        await runTask.value
+    }
+
+    /// BEGIN … COMMIT around `body`, rolling back and rethrowing its error unchanged.
+    func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    public func migrate() async throws {
+        try await transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                logger: self.logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: self.logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(StoreTime.millis(Date())))",
+                    logger: self.logger)
+            }
+        }
+    }
+
+    // MARK: Key packages
+
+    public func publishKeyPackage(_ package: NewKeyPackage) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        try await transaction { connection in
+            let now = StoreTime.millis(package.now)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(package.did), 0))", logger: self.logger)
+            try await connection.query("DELETE FROM key_packages WHERE did = \(package.did) AND expires_at <= \(now)", logger: self.logger)
+            let count = try await Self.single(Int.self, connection.query("SELECT COUNT(*)::BIGINT FROM key_packages WHERE did = \(package.did)", logger: self.logger)) ?? 0
+            guard count < package.limit else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
+            try await connection.query(
+                """
+                INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at)
+                VALUES (\(id), \(package.did), \(package.cipherSuite), \(package.keyPackage), \(StoreTime.millis(package.expiresAt)), \(now))
+                """, logger: self.logger)
+        }
+        return id
+    }
+
+    public func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef] {
+        let nowMillis = StoreTime.millis(now)
+        return try await client.withConnection { connection in
+            var handedOut: [KeyPackageRef] = []
+            for did in dids {
+                let rows = try await connection.query(
+                    """
+                    DELETE FROM key_packages WHERE id = (
+                        SELECT id FROM key_packages
+                        WHERE did = \(did) AND expires_at > \(nowMillis) AND (\(cipherSuite)::BIGINT IS NULL OR cipher_suite = \(cipherSuite))
+                        ORDER BY ordinal LIMIT 1
+                        FOR UPDATE SKIP LOCKED)
+                    RETURNING id, cipher_suite, key_package
+                    """, logger: self.logger)
+                for try await (id, suite, bytes) in rows.decode((String, Int, Data).self) {
+                    handedOut.append(KeyPackageRef(did: did, id: id, cipherSuite: suite, keyPackage: bytes))
+                }
+            }
+            return handedOut
+        }
+    }
+
+    // MARK: Convos
+
+    public func createConvo(_ convo: NewConvo) async throws -> ConvoView {
+        try await transaction { connection in
+            let now = StoreTime.millis(convo.now)
+            let inserted = try await Self.single(String.self, connection.query(
+                """
+                INSERT INTO convos (id, creator, title, cipher_suite, epoch, last_seq, created_at)
+                VALUES (\(convo.id), \(convo.creator), \(convo.title), \(convo.cipherSuite), 0, 0, \(now))
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """, logger: self.logger))
+            guard inserted != nil else { throw DeliveryError.convoExists(convo.id) }
+            try await connection.query(
+                "INSERT INTO members (convo_id, did, joined_at, active) VALUES (\(convo.id), \(convo.creator), \(now), TRUE)",
+                logger: self.logger)
+            return try await self.convoView(connection, id: convo.id)!
+        }
+    }
+
+    public func convos(memberDID: String) async throws -> [ConvoView] {
+        try await client.withConnection { connection in
+            var ids: [String] = []
+            for try await id in try await connection.query(
+                """
+                SELECT c.id FROM convos c JOIN members m ON m.convo_id = c.id
+                WHERE m.did = \(memberDID) AND m.active ORDER BY c.created_at, c.id
+                """, logger: self.logger
+            ).decode(String.self) {
+                ids.append(id)
+            }
+            var views: [ConvoView] = []
+            for id in ids {
+                if let view = try await self.convoView(connection, id: id) { views.append(view) }
+            }
+            return views
+        }
+    }
+
+    func convoView(_ connection: PostgresConnection, id: String) async throws -> ConvoView? {
+        var view: ConvoView?
+        for try await (id, creator, title, suite, epoch, created) in try await connection.query(
+            "SELECT id, creator, title, cipher_suite, epoch, created_at FROM convos WHERE id = \(id)", logger: logger
+        ).decode((String, String, String?, Int, Int, Int64).self) {
+            view = ConvoView(id: id, creator: creator, title: title, cipherSuite: suite, epoch: epoch, createdAt: StoreTime.date(created), members: [])
+        }
+        guard var view else { return nil }
+        for try await (did, joined) in try await connection.query(
+            "SELECT did, joined_at FROM members WHERE convo_id = \(id) AND active ORDER BY joined_at, did", logger: logger
+        ).decode((String, Int64).self) {
+            view.members.append(.init(did: did, joinedAt: StoreTime.date(joined)))
+        }
+        return view
+    }
+
+    /// Locks the convo row (one round trip with the membership check); checks it exists and
+    /// `caller` is active in it.
+    func lockMemberConvo(_ connection: PostgresConnection, convoId: String, caller: String, forUpdate: Bool = true) async throws -> (epoch: Int, lastSeq: Int) {
+        let query: PostgresQuery = forUpdate
+            ? """
+            SELECT c.epoch, c.last_seq,
+                   EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.id AND m.did = \(caller) AND m.active)
+            FROM convos c WHERE c.id = \(convoId) FOR UPDATE OF c
+            """
+            : """
+            SELECT c.epoch, c.last_seq,
+                   EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.id AND m.did = \(caller) AND m.active)
+            FROM convos c WHERE c.id = \(convoId)
+            """
+        guard let current = try await Self.single((Int, Int, Bool).self, connection.query(query, logger: logger)) else {
+            throw DeliveryError.convoNotFound(convoId)
+        }
+        guard current.2 else { throw DeliveryError.notMember(convoId) }
+        return (current.0, current.1)
+    }
+
+    func isActiveMember(_ connection: PostgresConnection, convoId: String, did: String) async throws -> Bool {
+        try await Self.single(Int.self, connection.query(
+            "SELECT 1::BIGINT FROM members WHERE convo_id = \(convoId) AND did = \(did) AND active", logger: logger)) != nil
+    }
+
+    func activeMembers(_ connection: PostgresConnection, convoId: String) async throws -> [String] {
+        var members: [String] = []
+        for try await did in try await connection.query(
+            "SELECT did FROM members WHERE convo_id = \(convoId) AND active ORDER BY did", logger: logger
+        ).decode(String.self) {
+            members.append(did)
+        }
+        return members
+    }
+
+    // MARK: Membership
+
+    public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
+        let result = try await transaction { connection in
+            let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
+            guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            for did in change.dids where try await self.isActiveMember(connection, convoId: change.convoId, did: did) {
+                throw DeliveryError.invalidRequest("\(did) is already a member")
+            }
+            let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
+            let now = StoreTime.millis(change.now)
+            let message = SQLiteDeliveryStore.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
+            try await self.advance(connection, convoId: change.convoId, to: advance, message: message, commit: change.commit)
+            for did in change.dids {
+                try await connection.query(
+                    """
+                    INSERT INTO members (convo_id, did, joined_at, active) VALUES (\(change.convoId), \(did), \(now), TRUE)
+                    ON CONFLICT (convo_id, did) DO UPDATE SET active = TRUE, joined_at = excluded.joined_at
+                    """, logger: self.logger)
+                try await connection.query(
+                    """
+                    INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES (\(change.convoId), \(did), \(change.welcome), \(advance.epoch))
+                    ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
+                    """, logger: self.logger)
+            }
+            let members = try await self.activeMembers(connection, convoId: change.convoId)
+            var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]
+            for did in change.dids {
+                events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
+                events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
+            }
+            try await self.append(connection, events: events, now: now)
+            return advance
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
+        let result = try await transaction { connection in
+            let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
+            guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            guard try await self.isActiveMember(connection, convoId: change.convoId, did: change.did) else {
+                throw DeliveryError.notFound("\(change.did) is not a member of convo \(change.convoId)")
+            }
+            let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
+            let message = SQLiteDeliveryStore.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
+            try await self.advance(connection, convoId: change.convoId, to: advance, message: message, commit: change.commit)
+            try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
+            try await connection.query("DELETE FROM welcomes WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
+            let members = try await self.activeMembers(connection, convoId: change.convoId)
+            try await self.append(connection, events: [
+                PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
+                PendingEvent(
+                    payload: .membership(MembershipEvent(convoId: change.convoId, did: change.did, action: .removed)),
+                    recipients: members + [change.did]),
+            ], now: StoreTime.millis(change.now))
+            return advance
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func leaveConvo(convoId: String, did: String, now: Date) async throws {
+        try await transaction { connection in
+            _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: did)
+            try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
+            try await connection.query("DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
+            let members = try await self.activeMembers(connection, convoId: convoId)
+            try await self.append(connection, events: [
+                PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
+            ], now: StoreTime.millis(now))
+        }
+        eventBell.ring()
+    }
+
+    public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
+        try await Self.single((Data, Int).self, client.query(
+            "SELECT welcome, epoch FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: logger)
+        ).map { GetWelcomeOutput(welcome: $0.0, epoch: $0.1) }
+    }
+
+    public func deleteWelcome(convoId: String, did: String) async throws {
+        let deleted = try await Self.single(String.self, client.query(
+            "DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did) RETURNING did", logger: logger))
+        if deleted == nil { throw DeliveryError.noWelcome(convoId) }
+    }
+
+    // MARK: Messages
+
+    public func sendMessage(_ input: NewMessage) async throws -> SendMessageOutput {
+        let result = try await transaction { connection in
+            let current = try await self.lockMemberConvo(connection, convoId: input.convoId, caller: input.sender)
+            guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
+            let message = MessageView(
+                seq: current.lastSeq + 1, epoch: current.epoch, sender: input.sender, messageType: input.messageType,
+                hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
+            try await self.advance(connection, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
+            var recipients: [Recipient] = []
+            var members: [String] = []
+            for try await (did, provider) in try await connection.query(
+                """
+                SELECT m.did, s.provider FROM members m LEFT JOIN storage_providers s ON s.did = m.did
+                WHERE m.convo_id = \(input.convoId) AND m.active ORDER BY m.did
+                """, logger: self.logger
+            ).decode((String, String?).self) {
+                members.append(did)
+                guard did != input.sender else { continue }
+                let storage = provider.flatMap { try? WireJSON.decoder().decode(StorageProvider.self, from: Data($0.utf8)) } ?? .defaultProvider
+                recipients.append(Recipient(did: did, storage: storage))
+            }
+            try await self.append(connection, events: [
+                PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: members)
+            ], now: StoreTime.millis(input.now))
+            return SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now)
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
+        try await client.withConnection { connection in
+            _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: caller, forUpdate: false)
+            var messages: [MessageView] = []
+            for try await (seq, epoch, sender, type, hash, size, sentAt, recordName) in try await connection.query(
+                """
+                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name FROM messages
+                WHERE convo_id = \(convoId) AND seq > \(sinceSeq) ORDER BY seq LIMIT \(limit)
+                """, logger: self.logger
+            ).decode((Int, Int, String, String, String, Int, Int64, String?).self) {
+                messages.append(MessageView(
+                    seq: seq, epoch: epoch, sender: sender, messageType: MessageType(rawValue: type) ?? .app, hash: hash,
+                    size: size, sentAt: StoreTime.date(sentAt), recordName: recordName))
+            }
+            return messages
+        }
+    }
+
+    func advance(_ connection: PostgresConnection, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?) async throws {
+        try await connection.query(
+            """
+            WITH bumped AS (UPDATE convos SET epoch = \(advance.epoch), last_seq = \(advance.seq) WHERE id = \(convoId))
+            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
+            VALUES (\(convoId), \(message.seq), \(message.epoch), \(message.sender), \(message.messageType.rawValue), \(message.hash),
+                    \(message.size), \(StoreTime.millis(message.sentAt)), \(message.recordName), \(commit))
+            """, logger: logger)
+    }
+
+    // MARK: Storage providers
+
+    public func registerStorage(did: String, provider: StorageProvider) async throws {
+        let json = String(decoding: try WireJSON.encoder().encode(provider), as: UTF8.self)
+        try await client.query(
+            """
+            INSERT INTO storage_providers (did, provider) VALUES (\(did), \(json))
+            ON CONFLICT (did) DO UPDATE SET provider = excluded.provider
+            """, logger: logger)
+    }
+
+    // MARK: Events
+
+    /// Inserts event rows under the global event lock (held to COMMIT) and queues a NOTIFY
+    /// (delivered on COMMIT). The first insert takes the lock and queues the NOTIFY in the same
+    /// statement (the CTE is evaluated before any row draws its id), so the lock is held for
+    /// that statement and the COMMIT only.
+    func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
+        for (index, event) in events.enumerated() {
+            let payload = try event.encodedPayload()
+            let recipients = Set(event.recipients).sorted()
+            if index == 0 {
+                try await connection.query(
+                    """
+                    WITH locked AS (SELECT pg_advisory_xact_lock(\(Self.eventLockKey)), pg_notify(\(Self.notificationChannel), ''))
+                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                    FROM locked, unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                    FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
+        var events: [ConvoEvent] = []
+        for try await (id, kind, payload) in try await client.query(
+            "SELECT id, kind, payload FROM events WHERE recipient = \(recipient) AND id > \(after) ORDER BY id LIMIT \(limit)",
+            logger: logger
+        ).decode((Int64, String, String).self) {
+            events.append(ConvoEvent(cursor: id, payload: try ConvoEventPayload(name: kind, data: Data(payload.utf8))))
+        }
+        return events
+    }
+
+    /// The first row of a result (the rest are read and dropped so the connection stays clean).
+    static func single<each Column: PostgresDecodable>(
+        _ type: (repeat each Column).Type, _ rows: PostgresRowSequence
+    ) async throws -> (repeat each Column)? {
+        var first: (repeat each Column)?
+        for try await row in rows.decode((repeat each Column).self) where first == nil {
+            first = row
+        }
+        return first
+    }
+}

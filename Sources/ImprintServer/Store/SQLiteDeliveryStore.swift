@@ -1,0 +1,357 @@
+import Foundation
+import GRDB
+import ImprintDelivery
+
+/// The embedded default store: one SQLite file in WAL mode through a GRDB `DatabasePool`.
+///
+/// Concurrency: SQLite admits one writer at a time and GRDB serializes every `write` on one
+/// queue, so each procedure below is a single serial transaction: key packages are selected
+/// and deleted in the same transaction (never handed out twice), and `last_seq`/`epoch` are
+/// read and bumped in the same transaction (gapless seqs, one winner per epoch). Event ids
+/// come from AUTOINCREMENT inside those transactions, so they commit in id order.
+public final class SQLiteDeliveryStore: DeliveryStore {
+    let pool: DatabasePool
+    public let eventBell = EventBell()
+    /// One process owns an embedded database, so an in-memory guard is exact.
+    public let tokenReplayGuard: any TokenReplayGuard = TokenReplayCache()
+
+    /// Opens (creating if needed) the database file at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(cached: "PRAGMA synchronous = NORMAL")
+            try db.execute(cached: "PRAGMA foreign_keys = ON")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    public func migrate() async throws {
+        try await pool.write { db in
+            try db.execute(cached: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            let applied = Set(try Int.fetchAll(try db.cachedStatement(sql: "SELECT version FROM schema_migrations")))
+            for migration in SQLiteSchema.migrations where !applied.contains(migration.version) {
+                try db.execute(sql: migration.sql)
+                try db.execute(
+                    sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    arguments: [migration.version, StoreTime.millis(Date())])
+            }
+        }
+    }
+
+    public func shutdown() async throws {
+        eventBell.closeAll()
+        try pool.close()
+    }
+
+    // MARK: Key packages
+
+    public func publishKeyPackage(_ package: NewKeyPackage) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        try await pool.write { db in
+            let now = StoreTime.millis(package.now)
+            try db.execute(cached: "DELETE FROM key_packages WHERE did = ? AND expires_at <= ?", arguments: [package.did, now])
+            let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM key_packages WHERE did = ?"), arguments: [package.did]) ?? 0
+            guard count < package.limit else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
+            let ordinal = (try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MAX(ordinal) FROM key_packages")) ?? 0) + 1
+            try db.execute(
+                sql: """
+                INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at, ordinal)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                arguments: [id, package.did, package.cipherSuite, package.keyPackage, StoreTime.millis(package.expiresAt), now, ordinal])
+        }
+        return id
+    }
+
+    public func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef] {
+        try await pool.write { db in
+            var handedOut: [KeyPackageRef] = []
+            for did in dids {
+                let row = try Row.fetchOne(try db.cachedStatement(sql: """
+                    SELECT id, cipher_suite, key_package FROM key_packages
+                    WHERE did = ? AND expires_at > ? AND (? IS NULL OR cipher_suite = ?)
+                    ORDER BY ordinal LIMIT 1
+                    """),
+                    arguments: [did, StoreTime.millis(now), cipherSuite, cipherSuite])
+                guard let row else { continue }
+                let id: String = row["id"]
+                try db.execute(cached: "DELETE FROM key_packages WHERE id = ?", arguments: [id])
+                handedOut.append(KeyPackageRef(did: did, id: id, cipherSuite: row["cipher_suite"], keyPackage: row["key_package"]))
+            }
+            return handedOut
+        }
+    }
+
+    // MARK: Convos
+
+    public func createConvo(_ convo: NewConvo) async throws -> ConvoView {
+        try await pool.write { db in
+            if try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM convos WHERE id = ?"), arguments: [convo.id]) != nil {
+                throw DeliveryError.convoExists(convo.id)
+            }
+            let now = StoreTime.millis(convo.now)
+            try db.execute(
+                sql: "INSERT INTO convos (id, creator, title, cipher_suite, epoch, last_seq, created_at) VALUES (?, ?, ?, ?, 0, 0, ?)",
+                arguments: [convo.id, convo.creator, convo.title, convo.cipherSuite, now])
+            try db.execute(
+                sql: "INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)",
+                arguments: [convo.id, convo.creator, now])
+            return try Self.convoView(db, id: convo.id)!
+        }
+    }
+
+    public func convos(memberDID: String) async throws -> [ConvoView] {
+        try await pool.read { db in
+            let ids = try String.fetchAll(try db.cachedStatement(sql: """
+                SELECT c.id FROM convos c JOIN members m ON m.convo_id = c.id
+                WHERE m.did = ? AND m.active = 1 ORDER BY c.created_at, c.id
+                """),
+                arguments: [memberDID])
+            return try ids.compactMap { try Self.convoView(db, id: $0) }
+        }
+    }
+
+    static func convoView(_ db: Database, id: String) throws -> ConvoView? {
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM convos WHERE id = ?"), arguments: [id]) else { return nil }
+        let members = try Row.fetchAll(try db.cachedStatement(sql: "SELECT did, joined_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY joined_at, did"),
+            arguments: [id]
+        ).map { ConvoView.Member(did: $0["did"], joinedAt: StoreTime.date($0["joined_at"])) }
+        return ConvoView(
+            id: row["id"], creator: row["creator"], title: row["title"], cipherSuite: row["cipher_suite"],
+            epoch: row["epoch"], createdAt: StoreTime.date(row["created_at"]), members: members)
+    }
+
+    /// The convo's epoch and last seq, after checking that it exists and `caller` is active in it.
+    static func lockMemberConvo(_ db: Database, convoId: String, caller: String) throws -> (epoch: Int, lastSeq: Int) {
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT epoch, last_seq FROM convos WHERE id = ?"), arguments: [convoId]) else {
+            throw DeliveryError.convoNotFound(convoId)
+        }
+        guard try isActiveMember(db, convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
+        return (row["epoch"], row["last_seq"])
+    }
+
+    static func isActiveMember(_ db: Database, convoId: String, did: String) throws -> Bool {
+        try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM members WHERE convo_id = ? AND did = ? AND active = 1"), arguments: [convoId, did]) != nil
+    }
+
+    static func activeMembers(_ db: Database, convoId: String) throws -> [String] {
+        try String.fetchAll(try db.cachedStatement(sql: "SELECT did FROM members WHERE convo_id = ? AND active = 1 ORDER BY did"), arguments: [convoId])
+    }
+
+    // MARK: Membership
+
+    public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
+        let result = try await pool.write { db in
+            let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
+            guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            for did in change.dids where try Self.isActiveMember(db, convoId: change.convoId, did: did) {
+                throw DeliveryError.invalidRequest("\(did) is already a member")
+            }
+            let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
+            let now = StoreTime.millis(change.now)
+            let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
+            try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
+            for did in change.dids {
+                try db.execute(
+                    sql: """
+                    INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)
+                    ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, joined_at = excluded.joined_at
+                    """,
+                    arguments: [change.convoId, did, now])
+                try db.execute(
+                    sql: """
+                    INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
+                    """,
+                    arguments: [change.convoId, did, change.welcome, advance.epoch])
+            }
+            let members = try Self.activeMembers(db, convoId: change.convoId)
+            var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]
+            for did in change.dids {
+                events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
+                events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
+            }
+            try Self.append(db, events: events, now: now)
+            return advance
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
+        let result = try await pool.write { db in
+            let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
+            guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            guard try Self.isActiveMember(db, convoId: change.convoId, did: change.did) else {
+                throw DeliveryError.notFound("\(change.did) is not a member of convo \(change.convoId)")
+            }
+            let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
+            let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
+            try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
+            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            let members = try Self.activeMembers(db, convoId: change.convoId)
+            try Self.append(db, events: [
+                PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
+                PendingEvent(
+                    payload: .membership(MembershipEvent(convoId: change.convoId, did: change.did, action: .removed)),
+                    recipients: members + [change.did]),
+            ], now: StoreTime.millis(change.now))
+            return advance
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func leaveConvo(convoId: String, did: String, now: Date) async throws {
+        try await pool.write { db in
+            _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
+            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            let members = try Self.activeMembers(db, convoId: convoId)
+            try Self.append(db, events: [
+                PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
+            ], now: StoreTime.millis(now))
+        }
+        eventBell.ring()
+    }
+
+    public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
+        try await pool.read { db in
+            try Row.fetchOne(try db.cachedStatement(sql: "SELECT welcome, epoch FROM welcomes WHERE convo_id = ? AND did = ?"), arguments: [convoId, did])
+                .map { GetWelcomeOutput(welcome: $0["welcome"], epoch: $0["epoch"]) }
+        }
+    }
+
+    public func deleteWelcome(convoId: String, did: String) async throws {
+        try await pool.write { db in
+            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            if db.changesCount == 0 { throw DeliveryError.noWelcome(convoId) }
+        }
+    }
+
+    // MARK: Messages
+
+    public func sendMessage(_ input: NewMessage) async throws -> SendMessageOutput {
+        let result = try await pool.write { db in
+            let current = try Self.lockMemberConvo(db, convoId: input.convoId, caller: input.sender)
+            guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
+            let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
+            let message = MessageView(
+                seq: current.lastSeq + 1, epoch: current.epoch, sender: input.sender, messageType: input.messageType,
+                hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
+            try Self.advance(db, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
+            let roster = try Self.recipientsWithStorage(db, convoId: input.convoId)
+            try Self.append(db, events: [
+                PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: roster.map(\.did))
+            ], now: StoreTime.millis(input.now))
+            let recipients = roster.filter { $0.did != input.sender }.map { Recipient(did: $0.did, storage: $0.storage) }
+            return SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now)
+        }
+        eventBell.ring()
+        return result
+    }
+
+    public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
+        try await pool.read { db in
+            _ = try Self.lockMemberConvo(db, convoId: convoId, caller: caller)
+            return try Row.fetchAll(try db.cachedStatement(sql: """
+                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name FROM messages
+                WHERE convo_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                """),
+                arguments: [convoId, sinceSeq, limit]
+            ).map { row in
+                MessageView(
+                    seq: row["seq"], epoch: row["epoch"], sender: row["sender"],
+                    messageType: MessageType(rawValue: row["message_type"]) ?? .app, hash: row["hash"], size: row["size"],
+                    sentAt: StoreTime.date(row["sent_at"]), recordName: row["record_name"])
+            }
+        }
+    }
+
+    static func commitMessage(sender: String, epoch: Int, seq: Int, commit: Data, now: Date) -> MessageView {
+        MessageView(
+            seq: seq, epoch: epoch, sender: sender, messageType: .commit, hash: CommitDigest.hex(commit),
+            size: commit.count, sentAt: now, recordName: nil)
+    }
+
+    /// Stores `message` and moves the convo to `advance` (its seq is `last_seq + 1`, checked by the caller).
+    static func advance(_ db: Database, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?) throws {
+        try db.execute(
+            sql: "UPDATE convos SET epoch = ?, last_seq = ? WHERE id = ?",
+            arguments: [advance.epoch, advance.seq, convoId])
+        try db.execute(
+            sql: """
+            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            arguments: [
+                convoId, message.seq, message.epoch, message.sender, message.messageType.rawValue, message.hash, message.size,
+                StoreTime.millis(message.sentAt), message.recordName, commit,
+            ])
+    }
+
+    // MARK: Storage providers
+
+    public func registerStorage(did: String, provider: StorageProvider) async throws {
+        let json = String(decoding: try WireJSON.encoder().encode(provider), as: UTF8.self)
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO storage_providers (did, provider) VALUES (?, ?) ON CONFLICT (did) DO UPDATE SET provider = excluded.provider",
+                arguments: [did, json])
+        }
+    }
+
+    static func recipientsWithStorage(_ db: Database, convoId: String) throws -> [(did: String, storage: StorageProvider)] {
+        try Row.fetchAll(
+            try db.cachedStatement(sql: """
+                SELECT m.did, s.provider FROM members m LEFT JOIN storage_providers s ON s.did = m.did
+                WHERE m.convo_id = ? AND m.active = 1 ORDER BY m.did
+                """),
+            arguments: [convoId]
+        ).map { row in
+            let provider: String? = row["provider"]
+            let storage = provider.flatMap { try? WireJSON.decoder().decode(StorageProvider.self, from: Data($0.utf8)) }
+            return (row["did"], storage ?? .defaultProvider)
+        }
+    }
+
+    static func storageProvider(_ db: Database, did: String) throws -> StorageProvider {
+        guard let json = try String.fetchOne(try db.cachedStatement(sql: "SELECT provider FROM storage_providers WHERE did = ?"), arguments: [did]) else {
+            return .defaultProvider
+        }
+        return (try? WireJSON.decoder().decode(StorageProvider.self, from: Data(json.utf8))) ?? .defaultProvider
+    }
+
+    // MARK: Events
+
+    static func append(_ db: Database, events: [PendingEvent], now: Int64) throws {
+        for event in events {
+            let payload = try event.encodedPayload()
+            for recipient in Set(event.recipients).sorted() {
+                try db.execute(
+                    sql: "INSERT INTO events (recipient, convo_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [recipient, event.payload.convoId, event.kind, payload, now])
+            }
+        }
+    }
+
+    public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
+        try await pool.read { db in
+            try Row.fetchAll(try db.cachedStatement(sql: "SELECT id, kind, payload FROM events WHERE recipient = ? AND id > ? ORDER BY id LIMIT ?"),
+                arguments: [recipient, after, limit]
+            ).map { row in
+                let payload: String = row["payload"]
+                return ConvoEvent(cursor: row["id"], payload: try ConvoEventPayload(name: row["kind"], data: Data(payload.utf8)))
+            }
+        }
+    }
+}
+
+extension Database {
+    /// Executes one statement through GRDB's per-connection statement cache.
+    func execute(cached sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}

@@ -1,0 +1,67 @@
+/// Versioned schema of the SQLite store; applied in order, recorded in `schema_migrations`.
+enum SQLiteSchema {
+    static let migrations: [(version: Int, sql: String)] = [
+        (1, """
+        CREATE TABLE key_packages (
+            id TEXT PRIMARY KEY,
+            did TEXT NOT NULL,
+            cipher_suite INTEGER NOT NULL,
+            key_package BLOB NOT NULL,
+            expires_at INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            ordinal INTEGER NOT NULL
+        );
+        CREATE INDEX key_packages_by_did ON key_packages (did, cipher_suite, ordinal);
+        CREATE TABLE convos (
+            id TEXT PRIMARY KEY,
+            creator TEXT NOT NULL,
+            title TEXT,
+            cipher_suite INTEGER NOT NULL,
+            epoch INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE members (
+            convo_id TEXT NOT NULL REFERENCES convos (id),
+            did TEXT NOT NULL,
+            joined_at INTEGER NOT NULL,
+            active INTEGER NOT NULL,
+            PRIMARY KEY (convo_id, did)
+        );
+        CREATE INDEX members_by_did ON members (did, active);
+        CREATE TABLE messages (
+            convo_id TEXT NOT NULL REFERENCES convos (id),
+            seq INTEGER NOT NULL,
+            epoch INTEGER NOT NULL,
+            sender TEXT NOT NULL,
+            message_type TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            sent_at INTEGER NOT NULL,
+            record_name TEXT,
+            commit_blob BLOB,
+            PRIMARY KEY (convo_id, seq)
+        );
+        CREATE TABLE welcomes (
+            convo_id TEXT NOT NULL REFERENCES convos (id),
+            did TEXT NOT NULL,
+            welcome BLOB NOT NULL,
+            epoch INTEGER NOT NULL,
+            PRIMARY KEY (convo_id, did)
+        );
+        CREATE TABLE storage_providers (
+            did TEXT PRIMARY KEY,
+            provider TEXT NOT NULL
+        );
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            recipient TEXT NOT NULL,
+            convo_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX events_by_recipient ON events (recipient, id);
+        """),
+    ]
+}

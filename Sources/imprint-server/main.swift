@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import ImprintServer
+import Logging
+import ServiceLifecycle
+
+/// `imprint-server`: the Delivery Service.
+struct ImprintServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imprint-server", abstract: "The Imprint Delivery Service (XRPC over HTTP).")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "sqlite:<path> or postgres://user@host:port/db (default: SQLite under --data).") var db: String?
+    @Option(name: .customLong("service-did"), help: "The service DID tokens must name as aud (default did:web:<host>).")
+    var serviceDID: String?
+    @Option(help: "Directory for the default SQLite database.") var data = "./data"
+    @Option(name: .customLong("rate-limit"), help: "Requests per second each caller DID may make on average.")
+    var rateLimit: Double = 100
+    @Option(name: .customLong("rate-burst"), help: "Requests a caller DID may make in one burst.")
+    var rateBurst: Double = 500
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "imprint-server")
+        let location: DatabaseLocation
+        do {
+            if let db {
+                location = try DatabaseLocation(parsing: db)
+            } else {
+                try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+                location = .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite"))
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
+        guard rateLimit > 0, rateBurst >= 1 else { throw ValidationError("--rate-limit must be > 0 and --rate-burst >= 1") }
+        var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: host, port: port)
+        configuration.rateLimitPerSecond = rateLimit
+        configuration.rateLimitBurst = rateBurst
+        let store = try await StoreFactory.open(location, logger: logger)
+        let serviceDID = configuration.serviceDID
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger) { port in
+            logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(serviceDID)"])
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: app)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        try await store.shutdown()
+    }
+}
+
+// Help exits 0; usage and startup errors exit 1 with one `error:` line on stderr.
+do {
+    let command = try ImprintServerCommand.parse()
+    try await command.run()
+} catch {
+    if ImprintServerCommand.exitCode(for: error) == .success {
+        ImprintServerCommand.exit(withError: error)
+    }
+    let message = ImprintServerCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    exit(1)
+}

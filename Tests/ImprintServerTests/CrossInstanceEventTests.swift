@@ -1,0 +1,71 @@
+import Foundation
+import ImprintDelivery
+import ImprintServer
+import Testing
+
+/// Two stateless instances on one PostgreSQL database: writes through one reach event
+/// subscribers of the other (LISTEN/NOTIFY), and seqs stay gapless across both.
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "IMPRINT_TEST_POSTGRES_URL not set: PostgreSQL fan-out NOT TESTED"))
+struct CrossInstanceEventTests {
+    @Test func eventsWrittenOnOneInstanceReachSubscribersOfAnother() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        do {
+            let owner = first.client()
+            let reader = ServiceAuthSigner()
+            let convoId = try await owner.createConvo(CreateConvoInput(cipherSuite: 1)).convo.id
+            let added = try await owner.addMembers(AddMembersInput(
+                convoId: convoId, epoch: 0, dids: [reader.did], commit: Data([1]), welcome: Data([2])))
+            let readerOnSecond = second.client(reader)
+            let opening = try await EventStreamTests.read(3, from: readerOnSecond, cursor: nil)
+
+            async let live = EventStreamTests.read(20, from: readerOnSecond, cursor: opening.last!.cursor)
+            try await Task.sleep(for: .milliseconds(300))
+            let seqs = try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 0..<20 {
+                    // Alternate instances: both write to the same convo.
+                    let client = n.isMultiple(of: 2) ? owner : second.client(owner.signer)
+                    group.addTask {
+                        try await client.sendMessage(SendMessageInput(
+                            convoId: convoId, epoch: added.epoch, messageType: .app, hash: fakeHash(n), size: n)).seq
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(seqs.sorted() == Array(2...21))
+            let events = try await live
+            #expect(events.compactMap { if case .message(let m) = $0.payload { m.message.seq } else { nil } } == Array(2...21))
+            try await first.stop()
+            try await second.stop()
+        } catch {
+            try? await first.stop()
+            try? await second.stop()
+            throw error
+        }
+    }
+}
+
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "IMPRINT_TEST_POSTGRES_URL not set: cross-instance replay NOT TESTED"))
+struct CrossInstanceReplayTests {
+    @Test func aTokenAcceptedByOneInstanceIsAReplayOnAnother() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        do {
+            let signer = ServiceAuthSigner()
+            let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
+            let accepted = try await RawHTTP.send(first, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
+            #expect(accepted.status == 200)
+            let replayed = try await RawHTTP.send(second, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
+            #expect(replayed.status == 401)
+            #expect(replayed.errorName == "InvalidToken")
+            try await first.stop()
+            try await second.stop()
+        } catch {
+            try? await first.stop()
+            try? await second.stop()
+            throw error
+        }
+    }
+}

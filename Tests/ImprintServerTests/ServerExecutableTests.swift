@@ -1,0 +1,78 @@
+import Foundation
+import ImprintDelivery
+import Testing
+
+/// The `imprint-server` binary: options, startup on an empty data dir, SIGTERM exits 0.
+@Suite struct ServerExecutableTests {
+    static func binary() throws -> URL {
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("imprint-server"))
+        }
+        candidates.append(ServiceSurfaceTests.repositoryRoot.appendingPathComponent(".build/debug/imprint-server"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw MissingBinary(searched: candidates.map(\.path))
+        }
+        return found
+    }
+
+    struct MissingBinary: Error { var searched: [String] }
+
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text = ""
+        func append(_ data: Data) { lock.withLock { text += String(decoding: data, as: UTF8.self) } }
+        var value: String { lock.withLock { text } }
+    }
+
+    @Test func servesOnDefaultSQLiteAndExitsZeroOnSIGTERM() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-exe-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = ["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        let output = Output()
+        stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            if let match = output.value.firstMatch(of: /port=(\d+)/) { port = Int(match.1) }
+        }
+        let bound = try #require(port, "no listening line in: \(output.value)")
+        let client = DeliveryClient(baseURL: "http://127.0.0.1:\(bound)", serviceDID: "did:web:exe.test", signer: ServiceAuthSigner(), httpClient: TestHTTP.client)
+        #expect(try await client.health().did == "did:web:exe.test")
+        let convo = try await client.createConvo(CreateConvoInput(cipherSuite: 1))
+        #expect(convo.convo.epoch == 0)
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("delivery.sqlite").path))
+
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        // One structured line per request, naming the method and the caller.
+        #expect(output.value.contains("route=createConvo"))
+        #expect(output.value.contains("status=200"))
+    }
+
+    @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"], ["--rate-limit", "0"]])
+    func usageErrorsExitOneWithOneErrorLine(arguments: [String]) async throws {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(text)")
+        #expect(text.hasPrefix("error: "), "\(text)")
+        #expect(text.split(separator: "\n").count == 1, "\(text)")
+    }
+}

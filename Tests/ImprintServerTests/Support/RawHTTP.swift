@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import Foundation
+import ImprintDelivery
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// A response read whole, for hostile-input and auth tests that bypass `DeliveryClient`.
+struct RawResponse: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: Data
+
+    var errorBody: XRPCErrorBody? { try? JSONDecoder().decode(XRPCErrorBody.self, from: body) }
+    var errorName: String? { errorBody?.error }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+enum RawHTTP {
+    static func send(
+        _ server: RunningServer, _ method: HTTPMethod, _ pathAndQuery: String, headers: [(String, String)] = [],
+        body: Data? = nil
+    ) async throws -> RawResponse {
+        var request = HTTPClientRequest(url: server.baseURL + pathAndQuery)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 32 << 20)
+        return RawResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
+    /// A call of `method` signed by `signer` with a fresh valid token.
+    static func call(
+        _ server: RunningServer, _ method: DeliveryMethod, signer: ServiceAuthSigner, query: String = "", body: Data? = nil,
+        extraHeaders: [(String, String)] = []
+    ) async throws -> RawResponse {
+        let token = try signer.token(audience: RunningServer.serviceDID, method: method.nsid)
+        return try await send(
+            server, method.isProcedure ? .POST : .GET, method.path + (query.isEmpty ? "" : "?" + query),
+            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] + extraHeaders, body: body)
+    }
+}
+
+extension Data {
+    init(json: String) { self.init(json.utf8) }
+}
+
+/// A lowercase hex SHA-256-shaped string for message metadata.
+func fakeHash(_ n: Int) -> String {
+    let hex = String(n, radix: 16)
+    return String(repeating: "0", count: 64 - hex.count) + hex
+}

@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import ImprintDelivery
+import ImprintServer
+import ServiceLifecycle
+
+/// A Delivery Service listening on an ephemeral port of 127.0.0.1, spoken to over real HTTP.
+struct RunningServer: Sendable {
+    static let serviceDID = "did:web:delivery.test"
+
+    let baseURL: String
+    let port: Int
+    let store: any DeliveryStore
+    let group: ServiceGroup
+    let task: Task<Void, Error>
+
+    static func start(
+        store: any DeliveryStore, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
+    ) async throws -> RunningServer {
+        var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: "127.0.0.1", port: 0)
+        configuration.eventHeartbeat = .seconds(1)
+        configure(&configuration)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw StartError() }
+        return RunningServer(baseURL: "http://127.0.0.1:\(port)", port: port, store: store, group: group, task: task)
+    }
+
+    /// A server on a fresh store of `kind`.
+    static func start(_ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }) async throws -> RunningServer {
+        try await start(store: try await kind.makeStore(), configure: configure)
+    }
+
+    func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
+        DeliveryClient(baseURL: baseURL, serviceDID: Self.serviceDID, signer: signer, httpClient: TestHTTP.client)
+    }
+
+    /// Stops accepting, drains, and closes the store.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+        try await store.shutdown()
+    }
+
+    struct StartError: Error {}
+}
+
+/// Runs `body` against a fresh server of `kind` and always stops it.
+func withServer<T>(
+    _ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in },
+    _ body: (RunningServer) async throws -> T
+) async throws -> T {
+    let server = try await RunningServer.start(kind, configure: configure)
+    do {
+        let result = try await body(server)
+        try await server.stop()
+        return result
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+enum TestHTTP {
+    /// One pooled client for the whole suite, wide enough for the concurrency tests.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}

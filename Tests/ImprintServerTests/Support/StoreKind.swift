@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import ImprintServer
+import Logging
+import PostgresNIO
+
+/// The store backends the behavioural suite runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static let postgresURLVariable = "IMPRINT_TEST_POSTGRES_URL"
+
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment[postgresURLVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// SQLite always; PostgreSQL when `IMPRINT_TEST_POSTGRES_URL` names a server
+    /// (scripts/test.sh starts one through scripts/with-postgres.sh).
+    static let available: [StoreKind] = {
+        if postgresURL == nil {
+            let warning = """
+
+            ************************************************************************
+            WARNING: \(postgresURLVariable) is not set: every PostgreSQL variant of
+            the delivery-store suite is SKIPPED. Run through scripts/with-postgres.sh
+            (scripts/test.sh does) to test PostgreSQL.
+            ************************************************************************
+
+            """
+            FileHandle.standardError.write(Data(warning.utf8))
+            return [.sqlite]
+        }
+        return [.sqlite, .postgres]
+    }()
+
+    /// A new, empty, migrated store of this kind.
+    func makeStore() async throws -> any DeliveryStore {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-ds-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try await StoreFactory.open(.sqlite(path: directory.appendingPathComponent("delivery.sqlite").path), logger: testLogger)
+        case .postgres:
+            return try await StoreFactory.open(.postgres(try await PostgresTestDatabase.create()), logger: testLogger)
+        }
+    }
+}
+
+let testLogger: Logger = {
+    var logger = Logger(label: "imprint-server-tests")
+    logger.logLevel = ProcessInfo.processInfo.environment["IMPRINT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+    return logger
+}()
+
+/// Creates a fresh database per test in the server `IMPRINT_TEST_POSTGRES_URL` names.
+enum PostgresTestDatabase {
+    static func serverLocation() throws -> DatabaseLocation.PostgresLocation {
+        guard let url = StoreKind.postgresURL else { throw SetupError(reason: "\(StoreKind.postgresURLVariable) not set") }
+        guard case .postgres(let location) = try DatabaseLocation(parsing: url) else {
+            throw SetupError(reason: "\(StoreKind.postgresURLVariable) is not a postgres:// URL")
+        }
+        return location
+    }
+
+    /// Another store on the same database: a second stateless instance.
+    static func create() async throws -> DatabaseLocation.PostgresLocation {
+        var location = try serverLocation()
+        let name = "imprint_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: testLogger)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: testLogger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+        location.database = name
+        return location
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+}
