@@ -178,10 +178,7 @@ let package = Package(
                 "ImprintCRDT",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            // Release benchmarks link the Swift runtime statically, as a shipped binary would:
-            // shared-library pages otherwise add ~6 MB to the measured peak RSS.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+            ]
         ),
     ]
 )
