@@ -35,9 +35,10 @@ extension DocumentBundle {
     /// Merges every device log, every file-level conflict copy and every duplicate bundle
     /// (`paper 2.imprint`, …) now; writes a snapshot of the result, so every merged change is
     /// durable in this device's own files; only then deletes the copies
-    /// (`tidyConflictCopies`, `absorbDuplicateBundle`).
+    /// (`tidyConflictCopies`, `absorbDuplicateBundle`). `compact` writes the snapshot (and
+    /// compacts this device's log) even when nothing was merged.
     @discardableResult
-    public func sync() throws(StoreError) -> SyncReport {
+    public func sync(compact: Bool = false) throws(StoreError) -> SyncReport {
         var report = SyncReport()
         let before = document.currentHeads
         try reload()
@@ -59,7 +60,7 @@ extension DocumentBundle {
         let hasCopies = inventory.changeLogs.contains { $0.conflictCopy != nil }
             || inventory.snapshots.contains { $0.conflictCopy != nil }
             || !duplicates.isEmpty
-        if hasCopies || report.changesMerged > 0 {
+        if compact || hasCopies || report.changesMerged > 0 {
             try writeSnapshot()
             report.snapshotWritten = true
         }

@@ -7,12 +7,13 @@ struct Sync: ParsableCommand {
         abstract: "Merge every device log and conflict copy (file and bundle level) now, then tidy them safely.")
 
     @Argument(help: "The bundle.") var bundle: String
+    @Flag(help: "Also write this device's snapshot and compact its log.") var compact = false
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
         let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
-        let report = try doc.sync()
+        let report = try doc.sync(compact: compact)
         reportWarnings(doc)
         if json {
             printJSON(syncJSON(report))
