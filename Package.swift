@@ -102,6 +102,8 @@ let package = Package(
             name: "imprint-bench",
             dependencies: [
                 "ImprintCRDT",
+                "ImprintBundle",
+                "ImprintStore",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

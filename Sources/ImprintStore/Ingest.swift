@@ -12,19 +12,24 @@ struct Ingest {
     mutating func build(from contents: BundleContents, actor: ActorID) throws(StoreError) -> Document {
         try checkReports(contents)
         var document: Document?
-        for snapshot in contents.snapshots {
+        var covered = Set<ImprintBundle.ChangeHash>()
+        // The largest snapshot first: smaller ones are then usually covered and skipped.
+        let snapshots = contents.snapshots.sorted { $0.file.coveredChanges.count > $1.file.coveredChanges.count }
+        for snapshot in snapshots where !snapshot.file.coveredChanges.allSatisfy(covered.contains) {
             if let existing = document {
-                try merge(snapshot, into: existing)
+                if try merge(snapshot, into: existing) { covered.formUnion(snapshot.file.coveredChanges) }
             } else {
                 do {
                     document = try Document.load(snapshot.file.snapshot, actor: actor)
+                    covered.formUnion(snapshot.file.coveredChanges)
                 } catch {
                     try tolerate(snapshot, error)
                 }
             }
         }
         let result = document ?? Document(actor: actor)
-        try apply(contents.changes, to: result)
+        // Records a loaded snapshot already holds need no decoding.
+        try apply(covered.isEmpty ? contents.changes : contents.changes.filter { !covered.contains($0.hash) }, to: result)
         return result
     }
 
@@ -33,16 +38,19 @@ struct Ingest {
                          skipping known: Set<ImprintBundle.ChangeHash>) throws(StoreError) {
         try checkReports(contents)
         for snapshot in contents.snapshots where !snapshot.file.coveredChanges.allSatisfy(known.contains) {
-            try merge(snapshot, into: document)
+            _ = try merge(snapshot, into: document)
         }
         try apply(contents.changes.filter { !known.contains($0.hash) }, to: document)
     }
 
-    private mutating func merge(_ snapshot: BundleContents.LoadedSnapshot, into document: Document) throws(StoreError) {
+    /// Merges a snapshot; false when it was a damaged conflict copy and was skipped.
+    private mutating func merge(_ snapshot: BundleContents.LoadedSnapshot, into document: Document) throws(StoreError) -> Bool {
         do {
             try document.merge(snapshot.file.snapshot)
+            return true
         } catch {
             try tolerate(snapshot, error)
+            return false
         }
     }
 
