@@ -140,4 +140,27 @@ import Testing
         try Data("not an archive at all".utf8).write(to: URL(fileURLWithPath: dir.file("junk.tar")))
         #expect(try Self.imprint(["unarchive", "junk.tar", "-o", "x.imprint"], in: p).status == 2)
     }
+
+    @Test func watchPrintsOneLinePerMerge() throws {
+        let dir = TemporaryDirectory("cli")
+        let p = dir.path
+        #expect(try Self.imprint(["new", "w.imprint"], in: p).status == 0)
+        let binary = try #require(Self.binary)
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: binary)
+        watch.arguments = ["watch", "w.imprint", "--timeout", "4", "--poll", "0.2", "--device", "laptop"]
+        watch.currentDirectoryURL = URL(fileURLWithPath: p)
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try Self.imprint(["edit", "w.imprint", "--insert", "0", "from the phone"], device: "phone", in: p).status == 0)
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watch.waitUntilExit()
+        #expect(watch.terminationStatus == 0)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 1, "\(output)")
+        #expect(lines.first?.contains("merged 1 changes") == true, "\(output)")
+        #expect(try Self.imprint(["text", "w.imprint"], in: p).stdout == "from the phone")
+    }
 }
