@@ -109,7 +109,17 @@ let package = Package(
             ],
             // Release benchmarks link the Swift runtime statically, as a shipped binary would:
             // shared-library pages otherwise add ~6 MB to the measured peak RSS.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+            // Foundation's static archive needs CoreFoundation and ICU after it (ImprintStore
+            // and the bundle benchmark use FileManager), hence the explicit group.
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib",
+                "-Xlinker", "--start-group",
+                "-Xlinker", "-lFoundation", "-Xlinker", "-lFoundationEssentials",
+                "-Xlinker", "-lFoundationInternationalization", "-Xlinker", "-lCoreFoundation",
+                "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCShims",
+                "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-lswiftSynchronization",
+                "-Xlinker", "--end-group",
+            ], .when(platforms: [.linux], configuration: .release))]
         ),
     ]
 )
