@@ -21,6 +21,8 @@ struct CommandFailure: Error {
 
     var message: String
     var status: Status
+    /// False when the error came from outside Imprint's modules (the argument parser).
+    var isFromImprint = true
 
     init(message: String, status: Status) {
         self.message = message
@@ -39,10 +41,9 @@ struct CommandFailure: Error {
         case let error as CRDTError:
             let store = StoreError.engine(error)
             self.init(message: store.description, status: store.isHostileOrCorrupt ? .data : .user)
-        case let error as ValidationError:
-            self.init(message: error.message, status: .user)
         default:
             self.init(message: String(describing: error), status: .user)
+            isFromImprint = false
         }
     }
 

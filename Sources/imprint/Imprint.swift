@@ -31,8 +31,16 @@ struct Imprint: ParsableCommand {
             try command.run()
         } catch let code as ExitCode {
             finish(code.rawValue)
+        } catch let error as CommandFailure {
+            CommandFailure.report(error)
         } catch {
-            CommandFailure.report(CommandFailure(error))
+            let failure = CommandFailure(error)
+            if failure.status == .user, !failure.isFromImprint {
+                // An argument-parser error raised while running (help, validation).
+                if exitCode(for: error) == .success { exit(withError: error) }
+                CommandFailure.report(CommandFailure(message: message(for: error), status: .user))
+            }
+            CommandFailure.report(failure)
         }
         finish(0)
     }
