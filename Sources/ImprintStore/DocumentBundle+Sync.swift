@@ -7,8 +7,14 @@ extension DocumentBundle {
     /// logs and snapshots, conflict copies). Returns how many changes the document gained.
     @discardableResult
     public func reload() throws(StoreError) -> Int {
-        let contents = try StoreError.wrapping { try store.load() }
         let before = document.currentHeads
+        try readNewContents()
+        return document.changes(since: before).count
+    }
+
+    /// Loads the bundle again and applies what is new, without counting it.
+    func readNewContents() throws(StoreError) {
+        let contents = try StoreError.wrapping { try store.load() }
         var ingest = Ingest()
         try ingest.update(document, from: contents, skipping: loadedHashes)
         warnings = ingest.warnings
@@ -16,7 +22,6 @@ extension DocumentBundle {
         loadedHashes.formUnion(contents.knownHashes)
         devices.formUnion((contents.logReports + contents.snapshotReports).map(\.device))
         if let newBody = try? DocumentSchema.body(of: document) { body = newBody }
-        return document.changes(since: before).count
     }
 
     /// Writes this device's snapshot covering every change the document holds, then compacts
@@ -41,7 +46,7 @@ extension DocumentBundle {
     public func sync(compact: Bool = false) throws(StoreError) -> SyncReport {
         var report = SyncReport()
         let before = document.currentHeads
-        try reload()
+        try readNewContents()
         let duplicates = try StoreError.wrapping { try store.duplicateBundles() }
         for path in duplicates {
             let contents = try StoreError.wrapping { try BundleStore.open(at: path, device: device).load() }
@@ -54,8 +59,13 @@ extension DocumentBundle {
                 report.kept[path] = "\(error)"
             }
         }
-        report.changesMerged = document.changes(since: before).count
-        report.changesPersisted = try persistNewChanges()
+        let gained = document.changes(since: before)
+        report.changesMerged = gained.count
+        // Everything gained here came from other files; the ones no file of the bundle holds
+        // (a duplicate bundle's) go to this device's log.
+        let countBefore = loadedHashes.count
+        try persist(gained)
+        report.changesPersisted = loadedHashes.count - countBefore
         let inventory = try StoreError.wrapping { try store.layout.inventory() }
         let hasCopies = inventory.changeLogs.contains { $0.conflictCopy != nil }
             || inventory.snapshots.contains { $0.conflictCopy != nil }
@@ -102,8 +112,11 @@ extension DocumentBundle {
             }
         }
         if let newBody = try? DocumentSchema.body(of: document) { body = newBody }
-        report.changesMerged = document.changes(since: before).count
-        report.changesPersisted = try persistNewChanges()
+        let gained = document.changes(since: before)
+        report.changesMerged = gained.count
+        let countBefore = loadedHashes.count
+        try persist(gained)
+        report.changesPersisted = loadedHashes.count - countBefore
         return report
     }
 
