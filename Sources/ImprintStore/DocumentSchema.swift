@@ -15,12 +15,14 @@ public enum DocumentSchema {
     /// Keys users cannot overwrite with a scalar through `set`.
     public static let reservedKeys: Set<String> = [bodyKey, schemaKey]
 
-    /// The body text object of `document`, or a `.corrupt` error when it is missing or not text.
+    /// The body text object of `document`. Missing: `.incomplete` (the creating change has not
+    /// arrived yet); present but not a text object: `.corrupt`.
     public static func body(of document: Document) throws(StoreError) -> ObjectID {
         let value = try StoreError.wrapping { try document.get(.root, bodyKey) }
-        guard case .object(let id, .text)? = value else {
-            throw .corrupt("the document has no body text (its creating change may not have arrived yet)", path: nil)
+        switch value {
+        case .object(let id, .text)?: return id
+        case nil: throw .incomplete("the document has no body yet (its creating change has not arrived)")
+        default: throw .corrupt("the document's \(bodyKey) is not a text object", path: nil)
         }
-        return id
     }
 }

@@ -14,6 +14,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The bundle holds data that cannot be trusted: an undecodable change, a corrupt log or
     /// snapshot, a document without the schema's body text.
     case corrupt(String, path: String?)
+    /// The bundle does not hold a whole document yet: its creating change (with the body) has
+    /// not arrived from the creator's machine. Retry when more files arrive.
+    case incomplete(String)
     /// The caller asked for something impossible (a position past the end, an unknown key).
     case invalidRequest(String)
 
@@ -40,7 +43,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return [.notImprintData, .unsupportedVersion, .truncated, .checksumMismatch, .malformed,
                     .tooLarge, .compression, .duplicateSequence].contains(e.code)
         case .corrupt: return true
-        case .invalidRequest: return false
+        case .incomplete, .invalidRequest: return false
         }
     }
 
@@ -49,6 +52,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .bundle(let e): return e.description
         case .engine(let e): return "document: \(e)"
         case .corrupt(let message, let path): return "corrupt: \(message)" + (path.map { " (\($0))" } ?? "")
+        case .incomplete(let message): return "incomplete: \(message)"
         case .invalidRequest(let message): return message
         }
     }

@@ -15,13 +15,24 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let device = try options.resolve()
-        let doc = try DocumentBundle.open(at: bundle, device: device)
-        let watcher = BundleWatcher(layout: doc.store.layout, ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
+        let watcher = BundleWatcher(layout: BundleLayout(root: bundle), ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: .milliseconds(Int($0 * 1000))) }
         var fingerprint = try watcher.fingerprint()
-        try mergeOnce(doc)
+        var doc: DocumentBundle?
         while true {
+            do {
+                if let doc {
+                    try mergeOnce(doc)
+                } else {
+                    let opened = try DocumentBundle.open(at: bundle, device: device)
+                    doc = opened
+                    try mergeOnce(opened)
+                }
+            } catch StoreError.incomplete(let reason) {
+                // The creator's log has not arrived yet: wait for more files.
+                FileHandle.standardError.write(Data("waiting: \(reason)\n".utf8))
+            }
             var wait: Duration?
             if let deadline {
                 wait = deadline - clock.now
@@ -29,7 +40,6 @@ struct Watch: ParsableCommand {
             }
             guard let next = try watcher.waitForChange(since: fingerprint, timeout: wait) else { return }
             fingerprint = next
-            try mergeOnce(doc)
         }
     }
 

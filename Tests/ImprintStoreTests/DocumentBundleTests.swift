@@ -105,4 +105,18 @@ import Testing
             #expect(error.isHostileOrCorrupt)
         }
     }
+
+    @Test func bundleWithoutItsCreatingChangeIsIncompleteNotCorrupt() throws {
+        let temp = TemporaryDirectory()
+        _ = try makeBundle(temp)
+        // Another machine has metadata.json but not yet the creator's log.
+        try FileManager.default.removeItem(atPath: temp.file("doc.imprint/changes/laptop.log"))
+        do {
+            _ = try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone)
+            Issue.record("opened a bundle without a body")
+        } catch {
+            guard case .incomplete = error else { Issue.record("expected .incomplete, got \(error)"); return }
+            #expect(!error.isHostileOrCorrupt)
+        }
+    }
 }
