@@ -21,6 +21,7 @@ extension DocumentBundle {
         metadata = contents.metadata
         loadedHashes.formUnion(contents.knownHashes)
         devices.formUnion((contents.logReports + contents.snapshotReports).map(\.device))
+        ownLogRecords = contents.logReports.first { $0.device == device && !$0.isConflictCopy }?.records ?? 0
         if let newBody = try? DocumentSchema.body(of: document) { body = newBody }
     }
 
@@ -41,7 +42,8 @@ extension DocumentBundle {
     /// (`paper 2.imprint`, …) now; writes a snapshot of the result, so every merged change is
     /// durable in this device's own files; only then deletes the copies
     /// (`tidyConflictCopies`, `absorbDuplicateBundle`). `compact` writes the snapshot (and
-    /// compacts this device's log) even when nothing was merged.
+    /// compacts this device's log) even when nothing was merged; so does a log of
+    /// `compactionThreshold` records or more.
     @discardableResult
     public func sync(compact: Bool = false) throws(StoreError) -> SyncReport {
         var report = SyncReport()
@@ -70,7 +72,7 @@ extension DocumentBundle {
         let hasCopies = inventory.changeLogs.contains { $0.conflictCopy != nil }
             || inventory.snapshots.contains { $0.conflictCopy != nil }
             || !duplicates.isEmpty
-        if compact || hasCopies || report.changesMerged > 0 {
+        if compact || hasCopies || report.changesMerged > 0 || ownLogRecords >= Self.compactionThreshold {
             try writeSnapshot()
             report.snapshotWritten = true
         }

@@ -24,6 +24,12 @@ public final class DocumentBundle {
     /// Every device with a change log or snapshot in the bundle (for attributing changes).
     public internal(set) var devices: Set<DeviceID> = []
 
+    /// `sync()` compacts this device's log once it holds this many records.
+    public static let compactionThreshold = 512
+
+    /// Records in this device's own log at the last load.
+    var ownLogRecords = 0
+
     /// Hashes the bundle was seen to hold at the last load, plus those appended since.
     var loadedHashes: Set<ImprintBundle.ChangeHash> = []
 
@@ -78,6 +84,7 @@ public final class DocumentBundle {
         bundle.warnings = ingest.warnings
         bundle.loadedHashes = contents.knownHashes
         bundle.devices = Set((contents.logReports + contents.snapshotReports).map(\.device)).union([device])
+        bundle.ownLogRecords = contents.logReports.first { $0.device == device && !$0.isConflictCopy }?.records ?? 0
         return bundle
     }
 

@@ -11,5 +11,6 @@ public struct SyncReport: Sendable, Equatable {
     /// Whether this device wrote a new snapshot.
     public var snapshotWritten = false
 
+    /// An empty report.
     public init() {}
 }

@@ -119,4 +119,15 @@ import Testing
             #expect(!error.isHostileOrCorrupt)
         }
     }
+
+    @Test func syncCompactsALongOwnLog() throws {
+        let temp = TemporaryDirectory()
+        let doc = try makeBundle(temp)
+        for i in 0..<DocumentBundle.compactionThreshold { try doc.insert("\(i % 10)", at: 0) }
+        let reopened = try DocumentBundle.open(at: temp.file("doc.imprint"), device: laptop)
+        let report = try reopened.sync()
+        #expect(report.snapshotWritten)
+        #expect(try reopened.store.ownLog().readAll().records.isEmpty)
+        #expect(try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone).text() == doc.text())
+    }
 }
