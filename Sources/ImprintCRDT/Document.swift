@@ -121,13 +121,28 @@ public final class Document {
     }
 
     func seal(_ i: Int) {
-        let r = records[i]
-        guard r.hash == nil else { return }
-        if insertsMissing.contains(i) { materializeInserts() }
-        let deps = r.deps.map { d -> ChangeHash in
-            if records[d].hash == nil { seal(d) }
-            return records[d].hash!
+        guard records[i].hash == nil else { return }
+        // Dependencies first, without recursion: a long chain of unsealed records (thousands
+        // of uncoalesced changes) would otherwise overflow a thread's stack.
+        var stack = [i]
+        while let top = stack.last {
+            let r = records[top]
+            if r.hash != nil {
+                stack.removeLast()
+            } else if let missing = r.deps.first(where: { records[$0].hash == nil }) {
+                stack.append(missing)
+            } else {
+                stack.removeLast()
+                sealReady(top)
+            }
         }
+    }
+
+    /// Seals record `i`, whose dependencies are all sealed.
+    private func sealReady(_ i: Int) {
+        let r = records[i]
+        if insertsMissing.contains(i) { materializeInserts() }
+        let deps = r.deps.map { records[$0].hash! }
         let bytes = ChangeCoding.encode(r, depHashes: deps) { actors[Int($0)] }
         let h = ChangeHash(unchecked: SHA256Digest.of(bytes))
         r.bytes = bytes
