@@ -90,6 +90,13 @@ let package = Package(
         ),
         // MARK: End Bundle
 
+        // MARK: Store
+        // Engine <-> bundle glue: a Document built from a bundle's snapshots, logs and
+        // conflict copies; local changes appended durably. docs/document-schema.md.
+        .target(name: "ImprintStore", dependencies: ["ImprintCRDT", "ImprintBundle"]),
+        .testTarget(name: "ImprintStoreTests", dependencies: ["ImprintStore", "ImprintBundle", "ImprintCRDT"]),
+        // MARK: End Store
+
         // MARK: MLS
         .target(
             name: "ImprintMLS",
@@ -169,6 +176,8 @@ let package = Package(
             name: "imprint",
             dependencies: [
                 "ImprintCRDT",
+                "ImprintBundle",
+                "ImprintStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -176,6 +185,8 @@ let package = Package(
             name: "imprint-bench",
             dependencies: [
                 "ImprintCRDT",
+                "ImprintBundle",
+                "ImprintStore",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

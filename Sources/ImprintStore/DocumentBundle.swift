@@ -1,0 +1,203 @@
+import Foundation
+import ImprintBundle
+import ImprintCRDT
+
+/// One collaborative document stored in a `.imprint` bundle, as one device sees it: the
+/// engine's `Document` built from every snapshot, change log and conflict copy in the bundle,
+/// with each local edit appended durably to this device's own log.
+///
+/// This is the glue between the CRDT engine and the CRDT-free bundle layer. The document's
+/// shape is in docs/document-schema.md; the storage rules in docs/bundle-format.md.
+public final class DocumentBundle {
+    /// The bundle on disk.
+    public let store: BundleStore
+    /// The merged document. Edit it through `change(message:time:_:)` (or the helpers) so
+    /// every change reaches the log; changes made directly are persisted by `persistNewChanges`.
+    public let document: Document
+    /// The body text object.
+    public internal(set) var body: ObjectID
+    /// metadata.json as last read (merged with its conflict copies).
+    public internal(set) var metadata: BundleMetadata
+    /// Non-fatal problems seen while loading: torn tails of logs in transit, damaged conflict
+    /// copies. Each is one line.
+    public internal(set) var warnings: [String] = []
+    /// Every device with a change log or snapshot in the bundle (for attributing changes).
+    public internal(set) var devices: Set<DeviceID> = []
+
+    /// `sync()` compacts this device's log once it holds this many records.
+    public static let compactionThreshold = 512
+
+    /// Records in this device's own log at the last load.
+    var ownLogRecords = 0
+
+    /// Hashes the bundle was seen to hold at the last load, plus those appended since.
+    var loadedHashes: Set<ImprintBundle.ChangeHash> = []
+
+    /// This device.
+    public var device: DeviceID { store.device }
+
+    init(store: BundleStore, document: Document, body: ObjectID, metadata: BundleMetadata) {
+        self.store = store
+        self.document = document
+        self.body = body
+        self.metadata = metadata
+        document.coalescesLocalChanges = false
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a bundle at `path` holding a new document with an empty body and `title`.
+    /// The creating change is durable in `device`'s log when this returns.
+    public static func create(at path: String, device: DeviceID, title: String = "",
+                              documentID: String = UUID().uuidString.lowercased(),
+                              actor: ActorID? = nil, time: Date = Date()) throws(StoreError) -> DocumentBundle {
+        var metadata = BundleMetadata(documentID: documentID, title: title, created: time)
+        metadata.authors = [device.rawValue]
+        let store = try StoreError.wrapping { try BundleStore.create(at: path, device: device, metadata: metadata) }
+        let document = Document(actor: actor ?? Self.newActor(for: device))
+        document.coalescesLocalChanges = false
+        let body = try StoreError.wrapping {
+            try document.change(message: "create", time: Int64(time.timeIntervalSince1970 * 1000)) { tx -> ObjectID in
+                try tx.put(.root, DocumentSchema.schemaKey, .scalar(.int(DocumentSchema.version)))
+                try tx.put(.root, DocumentSchema.titleKey, .scalar(.string(title)))
+                return try tx.put(.root, DocumentSchema.bodyKey, .text)!
+            }
+        }
+        let bundle = DocumentBundle(store: store, document: document, body: body, metadata: metadata)
+        bundle.devices = [device]
+        try bundle.persist(document.allChanges())
+        return bundle
+    }
+
+    /// Opens the bundle at `path` for `device`: loads every snapshot, every device's log and
+    /// every conflict copy into one document. A corrupt canonical file or an undecodable change
+    /// throws `.corrupt` (it could hide changes); damage confined to conflict copies and torn
+    /// tails are recorded in `warnings`.
+    public static func open(at path: String, device: DeviceID, actor: ActorID? = nil) throws(StoreError) -> DocumentBundle {
+        let store = try StoreError.wrapping { try BundleStore.open(at: path, device: device) }
+        let contents = try StoreError.wrapping { try store.load() }
+        let actor = actor ?? Self.newActor(for: device)
+        var ingest = Ingest()
+        let document = try ingest.build(from: contents, actor: actor)
+        let body = try DocumentSchema.body(of: document)
+        let bundle = DocumentBundle(store: store, document: document, body: body, metadata: contents.metadata)
+        bundle.warnings = ingest.warnings
+        bundle.loadedHashes = contents.knownHashes
+        bundle.devices = Set((contents.logReports + contents.snapshotReports).map(\.device)).union([device])
+        bundle.ownLogRecords = contents.logReports.first { $0.device == device && !$0.isConflictCopy }?.records ?? 0
+        return bundle
+    }
+
+    static func newActor(for device: DeviceID) -> ActorID {
+        var generator = SystemRandomNumberGenerator()
+        return SessionActor.make(for: device, using: &generator)
+    }
+
+    // MARK: Reading
+
+    /// The body text.
+    public func text() throws(StoreError) -> String {
+        try StoreError.wrapping { try document.text(body) }
+    }
+
+    /// The whole document as JSON (the body as a string).
+    public func jsonValue() throws(StoreError) -> ImprintCRDT.JSONValue {
+        try StoreError.wrapping { try document.jsonValue() }
+    }
+
+    // MARK: Editing
+
+    /// Runs `edit` as one local change on the document (given the body object) and appends
+    /// the change to this device's log; durable when this returns. If `edit` throws after
+    /// applying some ops, those ops are still persisted (the engine keeps them), then the
+    /// error is rethrown.
+    @discardableResult
+    public func change<T>(message: String? = nil, time: Int64? = nil,
+                          _ edit: (Transaction, ObjectID) throws -> T) throws(StoreError) -> T {
+        let before = document.currentHeads
+        let body = self.body
+        let result: Result<T, StoreError>
+        do {
+            result = .success(try document.change(message: message, time: time) { tx in try edit(tx, body) })
+        } catch {
+            result = .failure(StoreError.wrap(error))
+        }
+        try persist(document.changes(since: before))
+        return try result.get()
+    }
+
+    /// Inserts `text` at code-point `position` of the body.
+    public func insert(_ text: String, at position: Int, message: String? = nil, time: Int64? = nil) throws(StoreError) {
+        let length = try bodyLength()
+        guard position >= 0, position <= length else {
+            throw .invalidRequest("position \(position) is outside the body (0...\(length))")
+        }
+        guard !text.isEmpty else { return }
+        try change(message: message, time: time) { tx, body in try tx.splice(body, at: position, insert: text) }
+    }
+
+    /// Deletes `count` code points of the body from `position`.
+    public func delete(at position: Int, count: Int, message: String? = nil, time: Int64? = nil) throws(StoreError) {
+        let length = try bodyLength()
+        guard position >= 0, count >= 0, position + count <= length else {
+            throw .invalidRequest("range \(position)..<\(position + count) is outside the body (length \(length))")
+        }
+        guard count > 0 else { return }
+        try change(message: message, time: time) { tx, body in try tx.splice(body, at: position, delete: count) }
+    }
+
+    /// Sets a metadata field of the root map to a string. `title` is mirrored into
+    /// metadata.json; `body` and `schema` are refused.
+    public func set(_ key: String, to value: String, message: String? = nil, time: Int64? = nil) throws(StoreError) {
+        guard !key.isEmpty, !DocumentSchema.reservedKeys.contains(key) else {
+            throw .invalidRequest("\"\(key)\" cannot be set (reserved: \(DocumentSchema.reservedKeys.sorted().joined(separator: ", ")))")
+        }
+        try change(message: message, time: time) { tx, _ in try tx.put(.root, key, .scalar(.string(value))) }
+        if key == DocumentSchema.titleKey {
+            metadata = try StoreError.wrapping { try store.updateMetadata { $0.title = value } }
+        }
+    }
+
+    /// Makes the body equal to `newText` through a minimal diff (`TextDiff`), applied as
+    /// splices in one change. Returns the splices (empty when nothing changed).
+    @discardableResult
+    public func replaceBody(with newText: String, message: String? = nil, time: Int64? = nil) throws(StoreError) -> [TextDiff.Splice] {
+        let diff = TextDiff(from: try text(), to: newText)
+        guard !diff.splices.isEmpty else { return [] }
+        try change(message: message, time: time) { tx, body in
+            for s in diff.splices.reversed() {
+                try tx.splice(body, at: s.position, delete: s.deleteCount, insert: s.insert)
+            }
+        }
+        return diff.splices
+    }
+
+    func bodyLength() throws(StoreError) -> Int {
+        try StoreError.wrapping { try document.length(body) }
+    }
+
+    // MARK: Persisting
+
+    /// Appends `changes` (those the bundle does not hold yet) to this device's log; durable
+    /// when this returns.
+    func persist(_ changes: [Change]) throws(StoreError) {
+        var records: [ImprintBundle.ChangeRecord] = []
+        for change in changes {
+            let hash = try StoreError.wrapping { try ImprintBundle.ChangeHash(bytes: change.hash.bytes) }
+            guard !loadedHashes.contains(hash) else { continue }
+            records.append(ImprintBundle.ChangeRecord(hash: hash, bytes: change.bytes))
+        }
+        guard !records.isEmpty else { return }
+        try StoreError.wrapping { try store.append(records) }
+        loadedHashes.formUnion(records.map(\.hash))
+    }
+
+    /// Appends every change of the document that the bundle does not hold yet (after edits
+    /// made on `document` directly, or after merging another copy). Returns how many.
+    @discardableResult
+    public func persistNewChanges() throws(StoreError) -> Int {
+        let before = loadedHashes.count
+        try persist(document.allChanges())
+        return loadedHashes.count - before
+    }
+}

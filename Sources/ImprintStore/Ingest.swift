@@ -1,0 +1,93 @@
+import ImprintBundle
+import ImprintCRDT
+
+/// Turns `BundleContents` (opaque records and snapshots) into engine state: decodes and
+/// checks every change, loads snapshots, and sorts damage into fatal (canonical files,
+/// undecodable changes) and tolerable (conflict copies, torn tails of logs still arriving).
+struct Ingest {
+    /// One line per tolerated problem.
+    var warnings: [String] = []
+
+    /// A new document holding everything in `contents`.
+    mutating func build(from contents: BundleContents, actor: ActorID) throws(StoreError) -> Document {
+        try checkReports(contents)
+        var document: Document?
+        var covered = Set<ImprintBundle.ChangeHash>()
+        // The largest snapshot first: smaller ones are then usually covered and skipped.
+        let snapshots = contents.snapshots.sorted { $0.file.coveredChanges.count > $1.file.coveredChanges.count }
+        for snapshot in snapshots where !snapshot.file.coveredChanges.allSatisfy(covered.contains) {
+            if let existing = document {
+                if try merge(snapshot, into: existing) { covered.formUnion(snapshot.file.coveredChanges) }
+            } else {
+                do {
+                    document = try Document.load(snapshot.file.snapshot, actor: actor)
+                    covered.formUnion(snapshot.file.coveredChanges)
+                } catch {
+                    try tolerate(snapshot, error)
+                }
+            }
+        }
+        let result = document ?? Document(actor: actor)
+        // Records a loaded snapshot already holds need no decoding.
+        try apply(covered.isEmpty ? contents.changes : contents.changes.filter { !covered.contains($0.hash) }, to: result)
+        return result
+    }
+
+    /// Adds to `document` whatever `contents` holds beyond `known`.
+    mutating func update(_ document: Document, from contents: BundleContents,
+                         skipping known: Set<ImprintBundle.ChangeHash>) throws(StoreError) {
+        try checkReports(contents)
+        for snapshot in contents.snapshots where !snapshot.file.coveredChanges.allSatisfy(known.contains) {
+            _ = try merge(snapshot, into: document)
+        }
+        try apply(contents.changes.filter { !known.contains($0.hash) }, to: document)
+    }
+
+    /// Merges a snapshot; false when it was a damaged conflict copy and was skipped.
+    private mutating func merge(_ snapshot: BundleContents.LoadedSnapshot, into document: Document) throws(StoreError) -> Bool {
+        do {
+            try document.merge(snapshot.file.snapshot)
+            return true
+        } catch {
+            try tolerate(snapshot, error)
+            return false
+        }
+    }
+
+    private mutating func tolerate(_ snapshot: BundleContents.LoadedSnapshot, _ error: any Error) throws(StoreError) {
+        let wrapped = StoreError.wrap(error)
+        guard snapshot.isConflictCopy else {
+            throw .corrupt("snapshot does not load: \(wrapped)", path: snapshot.path)
+        }
+        warnings.append("ignored damaged conflict copy \(snapshot.path): \(wrapped)")
+    }
+
+    private mutating func checkReports(_ contents: BundleContents) throws(StoreError) {
+        for report in contents.logReports + contents.snapshotReports {
+            if let error = report.error {
+                guard report.isConflictCopy else { throw .bundle(error) }
+                warnings.append("ignored damaged conflict copy \(report.path): \(error)")
+            } else if report.droppedBytes > 0 {
+                warnings.append("ignored \(report.droppedBytes) bytes at the end of \(report.path) (torn or still arriving)")
+            }
+        }
+    }
+
+    private func apply(_ records: [ImprintBundle.ChangeRecord], to document: Document) throws(StoreError) {
+        var changes: [Change] = []
+        changes.reserveCapacity(records.count)
+        for record in records {
+            let change: Change
+            do {
+                change = try Change(bytes: record.bytes)
+            } catch {
+                throw .corrupt("change \(record.hash.hex.prefix(16)) does not decode: \(StoreError.wrap(error))", path: nil)
+            }
+            guard change.hash.bytes == record.hash.bytes else {
+                throw .corrupt("change stored as \(record.hash.hex.prefix(16)) hashes to \(change.hash.hex.prefix(16))", path: nil)
+            }
+            changes.append(change)
+        }
+        try StoreError.wrapping { try document.apply(changes) }
+    }
+}

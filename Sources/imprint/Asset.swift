@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import ImprintBundle
+
+/// `imprint asset add|list|get|rm <bundle> ...`: content-addressed attachments.
+struct Asset: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Content-addressed assets of a bundle.",
+        subcommands: [Add.self, List.self, Get.self, Remove.self]
+    )
+
+    /// `asset add <bundle> <file>`: prints the asset id.
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a file; prints its id (SHA-256 hex).")
+        @Argument(help: "The bundle.") var bundle: String
+        @Argument(help: "The file to add.") var file: String
+        @Flag(help: "Print one JSON object.") var json = false
+        @OptionGroup var options: DeviceOptions
+
+        func run() throws {
+            let store = try BundleStore.open(at: bundle, device: try options.resolve())
+            guard FileManager.default.fileExists(atPath: file) else { throw CommandFailure.user("no such file: \(file)") }
+            let id = try store.assets.add(contentsOf: file)
+            if json { printJSON(["id": .string(id.hex), "size": .int(try store.assets.size(of: id))]) } else { print(id.hex) }
+        }
+    }
+
+    /// `asset list <bundle>`: one `id size` line per asset.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List assets: id and size.")
+        @Argument(help: "The bundle.") var bundle: String
+        @Flag(help: "Print one JSON object.") var json = false
+        @OptionGroup var options: DeviceOptions
+
+        func run() throws {
+            let store = try BundleStore.open(at: bundle, device: try options.resolve())
+            let assets = try store.assets.list()
+            if json {
+                printJSON(["assets": .array(assets.map { .object(["id": .string($0.id.hex), "size": .int($0.size)]) })])
+            } else {
+                for asset in assets { print("\(asset.id.hex) \(asset.size)") }
+            }
+        }
+    }
+
+    /// `asset get <bundle> <id> [-o file]`: the asset's bytes, verified against its id.
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write an asset to a file (or stdout), verifying its hash.")
+        @Argument(help: "The bundle.") var bundle: String
+        @Argument(help: "The asset id.") var id: String
+        @Option(name: .shortAndLong, help: "Destination file (default: stdout).") var output: String?
+        @OptionGroup var options: DeviceOptions
+
+        func run() throws {
+            let store = try BundleStore.open(at: bundle, device: try options.resolve())
+            let assetID = try AssetID(hex: id)
+            guard store.assets.contains(assetID) else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
+            if let output {
+                try store.assets.export(assetID, to: output)
+            } else {
+                fflush(nil)
+                try store.assets.write(assetID, to: FileHandle.standardOutput.fileDescriptor)
+            }
+        }
+    }
+
+    /// `asset rm <bundle> <id>`.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an asset.")
+        @Argument(help: "The bundle.") var bundle: String
+        @Argument(help: "The asset id.") var id: String
+        @Flag(help: "Print one JSON object.") var json = false
+        @OptionGroup var options: DeviceOptions
+
+        func run() throws {
+            let store = try BundleStore.open(at: bundle, device: try options.resolve())
+            let removed = try store.removeUnreferencedAssets([try AssetID(hex: id)])
+            guard !removed.isEmpty else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
+            if json { printJSON(["removed": .string(id)]) }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ImprintBundle
+import ImprintCRDT
+import ImprintStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed command as the CLI reports it: one `error:` line and an exit status.
+struct CommandFailure: Error {
+    /// Exit statuses of contracts/cli.md.
+    enum Status: Int32 {
+        /// Usage or user error.
+        case user = 1
+        /// Corrupt or hostile data.
+        case data = 2
+    }
+
+    var message: String
+    var status: Status
+    /// False when the error came from outside Imprint's modules (the argument parser).
+    var isFromImprint = true
+
+    init(message: String, status: Status) {
+        self.message = message
+        self.status = status
+    }
+
+    /// Classifies any error thrown by a command.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as CommandFailure:
+            self = failure
+        case let error as StoreError:
+            self.init(message: error.description, status: error.isHostileOrCorrupt ? .data : .user)
+        case let error as BundleError:
+            self.init(message: error.description, status: error.isHostileOrCorrupt ? .data : .user)
+        case let error as CRDTError:
+            let store = StoreError.engine(error)
+            self.init(message: store.description, status: store.isHostileOrCorrupt ? .data : .user)
+        default:
+            self.init(message: String(describing: error), status: .user)
+            isFromImprint = false
+        }
+    }
+
+    /// A user error with `message`.
+    static func user(_ message: String) -> CommandFailure { CommandFailure(message: message, status: .user) }
+
+    /// Prints `error: <message>` (one line) on stderr and exits with the status.
+    static func report(_ failure: CommandFailure) -> Never {
+        let line = failure.message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        fflush(nil)
+        FileHandle.standardError.write(Data("error: \(line)\n".utf8))
+        exit(failure.status.rawValue)
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import ImprintStore
+
+/// `imprint text <bundle>`: the body text exactly, no added newline.
+struct Text: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the body text exactly (no added newline).")
+
+    @Argument(help: "The bundle.") var bundle: String
+    @Flag(help: "Print one JSON object {\"text\": ...} instead.") var json = false
+    @OptionGroup var options: DeviceOptions
+
+    func run() throws {
+        let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        reportWarnings(doc)
+        let text = try doc.text()
+        if json { printJSON(["text": .string(text)]) } else { writeOut(text) }
+    }
+}
+
+/// Prints a bundle's load warnings on stderr, one `warning:` line each.
+func reportWarnings(_ doc: DocumentBundle) {
+    for warning in doc.warnings {
+        FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+    }
+}
