@@ -69,5 +69,7 @@ struct Demo: ParsableCommand {
         try laptop.undo()
         print("laptop undoes its edit:   \(try laptop.text(body).debugDescription)")
         guard converged else { throw ExitCode(1) }
+
+        try FolderSyncDemo.run()
     }
 }
