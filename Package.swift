@@ -80,12 +80,15 @@ let package = Package(
         ),
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
+        // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
+        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),
 
         // MARK: Executables
         .executableTarget(
             name: "imprint",
             dependencies: [
                 "ImprintCRDT",
+                "ImprintMLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -93,6 +96,7 @@ let package = Package(
             name: "imprint-bench",
             dependencies: [
                 "ImprintCRDT",
+                "ImprintMLS",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

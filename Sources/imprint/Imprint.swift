@@ -5,6 +5,6 @@ struct Imprint: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imprint",
         abstract: "Collaborative documents with end-to-end encryption.",
-        subcommands: [Demo.self]
+        subcommands: [Demo.self, MLS.self]
     )
 }
