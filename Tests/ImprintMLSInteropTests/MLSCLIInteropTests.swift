@@ -121,22 +121,39 @@ struct MLSCLIInteropTests {
         #expect(try imprintOK("mls", "process", "--dir", alice, "--msg", tmp + "/c4.bin").text == "4")
         try agree(4, [alice, carol], ["cli-bob"])
 
-        // The CLI removes the mls-rs member by name; it is told, and cannot read what follows.
-        #expect(try imprintOK("mls", "remove", "--dir", alice, "--member", "cli-bob", "--commit-out", tmp + "/c5.bin").text == "5")
-        #expect(try peer.process("cli-bob", try readBytes(tmp + "/c5.bin"))["removed"] as? Bool == true)
+        // mls-rs proposes an Add; the CLI peers store it; `update` commits it (with a Welcome).
+        let danKP = try peer.newClient("cli-dan")
+        let proposal = try #require(try peer.call("propose_add", ["client": "cli-bob", "key_packages": [b64(danKP)]])["proposals"] as? [String])
+        try writeBytes(tmp + "/p5.bin", [UInt8](try #require(Data(base64Encoded: proposal[0]))))
+        #expect(try imprintOK("mls", "process", "--dir", alice, "--msg", tmp + "/p5.bin").text == "proposal")
+        #expect(try imprintOK("mls", "process", "--dir", carol, "--msg", tmp + "/p5.bin").text == "proposal")
+        #expect(try imprintArgs(["mls", "update", "--dir", alice, "--commit-out", tmp + "/c5.bin"]).status == 1)  // Add pending: needs --welcome-out
+        #expect(try imprintOK("mls", "update", "--dir", alice, "--commit-out", tmp + "/c5.bin", "--welcome-out", tmp + "/w5.bin").text == "5")
+        #expect(try peer.process("cli-bob", try readBytes(tmp + "/c5.bin"))["kind"] as? String == "commit")
         #expect(try imprintOK("mls", "process", "--dir", carol, "--msg", tmp + "/c5.bin").text == "5")
-        try agree(5, [alice, carol], [])
+        try peer.call("join", ["client": "cli-dan", "welcome": b64(try readBytes(tmp + "/w5.bin")), "group": gid, "epoch": 5])
+        try agree(5, [alice, carol], ["cli-bob", "cli-dan"])
+
+        // The CLI removes an mls-rs member by name; it is told, and cannot read what follows.
+        #expect(try imprintOK("mls", "remove", "--dir", alice, "--member", "cli-bob", "--commit-out", tmp + "/c6.bin").text == "6")
+        #expect(try peer.process("cli-bob", try readBytes(tmp + "/c6.bin"))["removed"] as? Bool == true)
+        #expect(try imprintOK("mls", "process", "--dir", carol, "--msg", tmp + "/c6.bin").text == "6")
+        try peer.process("cli-dan", try readBytes(tmp + "/c6.bin"))
+        try agree(6, [alice, carol], ["cli-dan"])
         try writeBytes(tmp + "/big.txt", Array(repeating: 0x61, count: 5000))
         try imprintOK("mls", "encrypt", "--dir", carol, "--in", tmp + "/big.txt", "--out", tmp + "/m3.bin")
         try imprintOK("mls", "process", "--dir", alice, "--msg", tmp + "/m3.bin", "--out", tmp + "/m3.txt")
         #expect(try readBytes(tmp + "/m3.txt") == Array(repeating: 0x61, count: 5000))
+        #expect(try peer.decrypt("cli-dan", try readBytes(tmp + "/m3.bin")) == String(repeating: "a", count: 5000))
         #expect(try peer.send("process", ["client": "cli-bob", "message": b64(try readBytes(tmp + "/m3.bin"))])["ok"] as? Bool == false)
 
         // Removing the other CLI peer by index: it sees `removed` and leaves no group state behind.
-        #expect(try imprintOK("mls", "remove", "--dir", alice, "--index", "2", "--commit-out", tmp + "/c6.bin").text == "6")
-        #expect(try imprintOK("mls", "process", "--dir", carol, "--msg", tmp + "/c6.bin").text == "removed")
+        #expect(try imprintOK("mls", "remove", "--dir", alice, "--index", "2", "--commit-out", tmp + "/c7.bin").text == "7")
+        #expect(try imprintOK("mls", "process", "--dir", carol, "--msg", tmp + "/c7.bin").text == "removed")
         #expect(try imprintArgs(["mls", "epoch", "--dir", carol]).status == 1)
-        #expect(try imprintOK("mls", "members", "--dir", alice).text == "0 cli-alice")
+        try peer.process("cli-dan", try readBytes(tmp + "/c7.bin"))
+        try agree(7, [alice], ["cli-dan"])
+        #expect(try imprintOK("mls", "members", "--dir", alice).text == "0 cli-alice\n3 cli-dan")
     }
 }
 
