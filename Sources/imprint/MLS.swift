@@ -75,6 +75,10 @@ struct MLSInit: ParsableCommand {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             try state.create()
+            try state.lock()
+            guard !FileManager.default.fileExists(atPath: state.identityPath) else {
+                throw MLSCLIError.usage("\(state.path) already has an identity")
+            }
             let keys = try cs.generateSignatureKeyPair()
             try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: hexString(keys.privateKey)))
             print(hexString(keys.publicKey))
@@ -92,6 +96,7 @@ struct MLSKeyPackage: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             let (identity, key) = try state.loadIdentity()
             let cs = try resolveSuite(suite, identity: identity, signatureKey: key)
             let (kp, keys) = try KeyPackage.create(suite: cs, credential: identity.credential, signaturePrivateKey: key)
@@ -112,6 +117,7 @@ struct MLSCreateGroup: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             let (identity, key) = try state.loadIdentity()
             guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             let cs = try resolveSuite(suite, identity: identity, signatureKey: key)
@@ -143,6 +149,7 @@ struct MLSAdd: ParsableCommand {
         try runMLSCommand {
             guard !kp.isEmpty else { throw MLSCLIError.usage("give at least one --kp") }
             let state = common.state
+            try state.lock()
             var group = try state.loadGroup()
             var proposals: [Proposal] = []
             for file in kp {
@@ -169,6 +176,7 @@ struct MLSJoin: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             let (_, key) = try state.loadIdentity()
             guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             guard case let .welcome(w) = try readMLSMessage(welcome) else { throw MLSCLIError.corrupt("\(welcome) is not a Welcome") }
@@ -214,6 +222,7 @@ struct MLSEncrypt: ParsableCommand {
             default: throw MLSCLIError.usage("give exactly one of --text and --in")
             }
             let state = common.state
+            try state.lock()
             var group = try state.loadGroup()
             let message = try group.encrypt(plaintext)
             // The sender ratchet moved: persist it before the message leaves, so a
@@ -238,6 +247,7 @@ struct MLSProcess: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             var group = try state.loadGroup()
             let message = try readMLSMessage(msg)
             switch message {
@@ -278,6 +288,7 @@ struct MLSRemove: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             var group = try state.loadGroup()
             let leaf: UInt32
             switch (member, index) {
@@ -311,6 +322,7 @@ struct MLSUpdate: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let state = common.state
+            try state.lock()
             var group = try state.loadGroup()
             let output = try group.commit([], options: CommitOptions(forcePath: true, encrypt: handshake.privateHandshake))
             try finishCommit(output, group: group, state: state, commitOut: commitOut, welcomeOut: welcomeOut)

@@ -184,6 +184,23 @@ struct MLSStateDirectory {
         }
     }
 
+    /// Takes the directory's exclusive lock (`.lock`, `flock`), held until the
+    /// process exits, so concurrent invocations on one directory run one after
+    /// the other instead of losing each other's state. Readers need no lock:
+    /// every file is replaced atomically.
+    func lock() throws {
+        let fd = open(path + "/.lock", O_RDWR | O_CREAT, 0o600)
+        // No directory yet: nothing to protect, and the command will say what is missing.
+        if fd < 0 && errno == ENOENT { return }
+        guard fd >= 0 else {
+            throw MLSCLIError.usage("cannot open \(path)/.lock: \(String(cString: strerror(errno)))")
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw MLSCLIError.usage("cannot lock \(path): \(String(cString: strerror(errno)))") }
+        }
+        // The descriptor stays open on purpose: the lock lasts as long as the command.
+    }
+
     func loadIdentity() throws -> (MLSIdentity, signatureKey: [UInt8]) {
         guard let data = FileManager.default.contents(atPath: identityPath) else {
             throw MLSCLIError.usage("\(path) has no identity; run `imprint mls init --name <n> --dir \(path)` first")

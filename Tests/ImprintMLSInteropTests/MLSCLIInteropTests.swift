@@ -193,4 +193,34 @@ struct MLSCLIErrorTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: d).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
     }
+
+    @Test("concurrent invocations on one directory are serialized (no sender-ratchet reuse)")
+    func concurrentEncrypts() throws {
+        let tmp = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let a = tmp + "/a", b = tmp + "/b"
+        try imprintOK("mls", "init", "--name", "a", "--dir", a)
+        try imprintOK("mls", "init", "--name", "b", "--dir", b)
+        try imprintOK("mls", "create-group", "--dir", a)
+        try imprintOK("mls", "keypackage", "--dir", b, "--out", tmp + "/b.kp")
+        try imprintOK("mls", "add", "--dir", a, "--kp", tmp + "/b.kp", "--commit-out", tmp + "/c.bin", "--welcome-out", tmp + "/w.bin")
+        try imprintOK("mls", "join", "--dir", b, "--welcome", tmp + "/w.bin")
+        // Eight encrypts at once on one directory: each must take its own ratchet generation.
+        let count = 8
+        let processes = try (0 ..< count).map { i -> Process in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: try imprintExecutable())
+            p.arguments = ["mls", "encrypt", "--dir", a, "--text", "message \(i)", "--out", tmp + "/m\(i).bin"]
+            try p.run()
+            return p
+        }
+        for p in processes { p.waitUntilExit(); #expect(p.terminationStatus == 0) }
+        var seen = Set<String>()
+        for i in 0 ..< count {
+            let r = try imprintArgs(["mls", "process", "--dir", b, "--msg", tmp + "/m\(i).bin"])
+            #expect(r.status == 0, "message \(i): \(r.stderr)")
+            seen.insert(String(decoding: r.stdout, as: UTF8.self))
+        }
+        #expect(seen == Set((0 ..< count).map { "message \($0)" }))
+    }
 }
