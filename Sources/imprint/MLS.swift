@@ -21,6 +21,19 @@ struct MLSCommonOptions: ParsableArguments {
     @Option(name: .long, help: "The peer's state directory.")
     var dir: String
 
+    @Flag(name: .long, help: "Print exactly one JSON object on stdout instead of text.")
+    var json = false
+
+    /// Prints the command's result: `text` (one line, newline added) or, with `--json`, `object`.
+    func emit(_ text: String, _ object: [String: Any]) throws {
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else {
+            print(text)
+        }
+    }
+
     var state: MLSStateDirectory { MLSStateDirectory(path: dir) }
 }
 
@@ -45,17 +58,27 @@ private func resolveSuite(_ requested: UInt16?, identity: MLSIdentity, signature
 /// Writes the messages of a commit, then the new group state (in that order:
 /// if writing the state fails, the group stays at the old epoch and the
 /// written messages are merely unused).
-private func finishCommit(_ output: CommitOutput, group: MLSGroup, state: MLSStateDirectory,
-                          commitOut: String, welcomeOut: String?) throws {
+private func finishCommit(_ output: CommitOutput, group: MLSGroup, common: MLSCommonOptions,
+                          commitOut: String, welcomeOut: String?, treeOut: String? = nil) throws {
+    let state = common.state
+    var result: [String: Any] = ["epoch": group.epoch, "commit": commitOut, "commit_bytes": output.commit.tlsBytes.count,
+                                 "private": output.commit.wireFormat == .privateMessage]
     if let welcome = output.welcome {
         guard let welcomeOut else {
             throw MLSCLIError.usage("the commit adds members (pending Add proposals): give --welcome-out")
         }
-        try writeFileAtomically(welcomeOut, MLSMessage.welcome(welcome).tlsBytes)
+        let bytes = MLSMessage.welcome(welcome).tlsBytes
+        try writeFileAtomically(welcomeOut, bytes)
+        result["welcome"] = welcomeOut
+        result["welcome_bytes"] = bytes.count
+    }
+    if let treeOut {
+        try writeFileAtomically(treeOut, group.tree.wire.tlsBytes)
+        result["tree"] = treeOut
     }
     try writeFileAtomically(commitOut, output.commit.tlsBytes)
     try state.saveGroup(group)
-    print(group.epoch)
+    try common.emit("\(group.epoch)", result)
 }
 
 /// `imprint mls init`: a signature key pair and a basic credential.
@@ -81,7 +104,7 @@ struct MLSInit: ParsableCommand {
             }
             let keys = try cs.generateSignatureKeyPair()
             try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: hexString(keys.privateKey)))
-            print(hexString(keys.publicKey))
+            try common.emit(hexString(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": hexString(keys.publicKey)])
         }
     }
 }
@@ -102,7 +125,8 @@ struct MLSKeyPackage: ParsableCommand {
             let (kp, keys) = try KeyPackage.create(suite: cs, credential: identity.credential, signaturePrivateKey: key)
             try state.saveKeyPackage(kp, keys)
             try writeFileAtomically(out, MLSMessage.keyPackage(kp).tlsBytes)
-            print(hexString(try kp.reference()))
+            let ref = hexString(try kp.reference())
+            try common.emit(ref, ["key_package_ref": ref, "out": out, "suite": Int(cs.rawValue)])
         }
     }
 }
@@ -130,7 +154,7 @@ struct MLSCreateGroup: ParsableCommand {
             }
             let group = try MLSGroup.create(suite: cs, groupID: id, credential: identity.credential, signaturePrivateKey: key)
             try state.saveGroup(group)
-            print(hexString(group.groupID))
+            try common.emit(hexString(group.groupID), ["group_id": hexString(group.groupID), "epoch": group.epoch, "suite": Int(cs.rawValue)])
         }
     }
 }
@@ -160,8 +184,7 @@ struct MLSAdd: ParsableCommand {
             }
             let options = CommitOptions(ratchetTreeInWelcome: treeOut == nil, encrypt: handshake.privateHandshake)
             let output = try group.commit(proposals, options: options)
-            if let treeOut { try writeFileAtomically(treeOut, group.tree.wire.tlsBytes) }
-            try finishCommit(output, group: group, state: state, commitOut: commitOut, welcomeOut: welcomeOut)
+            try finishCommit(output, group: group, common: common, commitOut: commitOut, welcomeOut: welcomeOut, treeOut: treeOut)
         }
     }
 }
@@ -200,7 +223,7 @@ struct MLSJoin: ParsableCommand {
             try state.saveGroup(group)
             // A KeyPackage is for one use: its private keys go once the group holds what it needs.
             unlink(file)
-            print("\(hexString(group.groupID)) \(group.epoch)")
+            try common.emit("\(hexString(group.groupID)) \(group.epoch)", ["group_id": hexString(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
         }
     }
 }
@@ -228,7 +251,9 @@ struct MLSEncrypt: ParsableCommand {
             // The sender ratchet moved: persist it before the message leaves, so a
             // crash can never make us reuse a key and nonce.
             try state.saveGroup(group)
-            try writeFileAtomically(out, message.tlsBytes)
+            let bytes = message.tlsBytes
+            try writeFileAtomically(out, bytes)
+            if common.json { try common.emit("", ["epoch": group.epoch, "out": out, "bytes": bytes.count]) }
         }
     }
 }
@@ -255,22 +280,27 @@ struct MLSProcess: ParsableCommand {
             default: throw MLSCLIError.usage("\(msg) is a \(message.wireFormat), not a group message")
             }
             switch try group.process(message) {
-            case let .application(data, _, _):
+            case let .application(data, sender, _):
                 try state.saveGroup(group)
-                if let out {
-                    try writeFileAtomically(out, data)
-                } else {
+                if let out { try writeFileAtomically(out, data) }
+                if common.json {
+                    var result: [String: Any] = ["kind": "application", "sender": sender, "epoch": group.epoch, "bytes": data.count,
+                                                 "plaintext_base64": Data(data).base64EncodedString()]
+                    if let text = String(bytes: data, encoding: .utf8) { result["plaintext"] = text }
+                    if let out { result["out"] = out }
+                    try common.emit("", result)
+                } else if out == nil {
                     FileHandle.standardOutput.write(Data(data))
                 }
-            case .proposal:
+            case let .proposal(reference):
                 try state.saveGroup(group)
-                print("proposal")
+                try common.emit("proposal", ["kind": "proposal", "reference": hexString(reference), "epoch": group.epoch])
             case let .commit(epoch):
                 try state.saveGroup(group)
-                print(epoch)
-            case .removed:
+                try common.emit("\(epoch)", ["kind": "commit", "epoch": epoch])
+            case let .removed(epoch):
                 try state.deleteGroup()
-                print("removed")
+                try common.emit("removed", ["kind": "removed", "epoch": epoch])
             }
         }
     }
@@ -306,7 +336,7 @@ struct MLSRemove: ParsableCommand {
             }
             guard leaf != group.myLeaf else { throw MLSCLIError.usage("a member cannot remove itself by commit") }
             let output = try group.commit([.remove(leafIndex: leaf)], options: CommitOptions(encrypt: handshake.privateHandshake))
-            try finishCommit(output, group: group, state: state, commitOut: commitOut, welcomeOut: nil)
+            try finishCommit(output, group: group, common: common, commitOut: commitOut, welcomeOut: nil)
         }
     }
 }
@@ -325,7 +355,7 @@ struct MLSUpdate: ParsableCommand {
             try state.lock()
             var group = try state.loadGroup()
             let output = try group.commit([], options: CommitOptions(forcePath: true, encrypt: handshake.privateHandshake))
-            try finishCommit(output, group: group, state: state, commitOut: commitOut, welcomeOut: welcomeOut)
+            try finishCommit(output, group: group, common: common, commitOut: commitOut, welcomeOut: welcomeOut)
         }
     }
 }
@@ -342,7 +372,8 @@ struct MLSExportSecret: ParsableCommand {
         try runMLSCommand {
             guard (1 ... 65535).contains(length) else { throw MLSCLIError.usage("--length must be in 1...65535") }
             let group = try common.state.loadGroup()
-            print(hexString(try group.exportSecret(label: label, context: Array(context.utf8), length: length)))
+            let secret = hexString(try group.exportSecret(label: label, context: Array(context.utf8), length: length))
+            try common.emit(secret, ["secret": secret, "label": label, "context": context, "length": length, "epoch": group.epoch])
         }
     }
 }
@@ -353,7 +384,10 @@ struct MLSEpoch: ParsableCommand {
     @OptionGroup var common: MLSCommonOptions
 
     func run() throws {
-        try runMLSCommand { print(try common.state.loadGroup().epoch) }
+        try runMLSCommand {
+            let group = try common.state.loadGroup()
+            try common.emit("\(group.epoch)", ["epoch": group.epoch, "group_id": hexString(group.groupID)])
+        }
     }
 }
 
@@ -364,14 +398,15 @@ struct MLSMembers: ParsableCommand {
 
     func run() throws {
         try runMLSCommand {
-            for m in try common.state.loadGroup().members {
-                let name: String
+            let group = try common.state.loadGroup()
+            let members = group.members.map { m -> (index: UInt32, name: String) in
                 switch m.credential {
-                case let .basic(identity): name = String(decoding: identity, as: UTF8.self)
-                case .x509: name = "<x509>"
+                case let .basic(identity): (m.leafIndex, String(decoding: identity, as: UTF8.self))
+                case .x509: (m.leafIndex, "<x509>")
                 }
-                print("\(m.leafIndex) \(name)")
             }
+            try common.emit(members.map { "\($0.index) \($0.name)" }.joined(separator: "\n"),
+                            ["members": members.map { ["index": $0.index, "name": $0.name] as [String: Any] }, "epoch": group.epoch])
         }
     }
 }

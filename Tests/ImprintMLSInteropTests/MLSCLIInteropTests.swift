@@ -98,6 +98,13 @@ struct MLSCLIInteropTests {
         #expect(try peer.decrypt("cli-bob", try readBytes(tmp + "/m1.bin")) == "hi bob, from the CLI")
         try writeBytes(tmp + "/m2.bin", try peer.encrypt("cli-bob", "hi alice, from mls-rs"))
         #expect(try imprintOK("mls", "process", "--dir", alice, "--msg", tmp + "/m2.bin").stdout == Array("hi alice, from mls-rs".utf8))
+        // --json: one object; the sender is mls-rs's leaf.
+        try writeBytes(tmp + "/m2b.bin", try peer.encrypt("cli-bob", "again"))
+        let processed = try #require(try JSONSerialization.jsonObject(with: Data(try imprintOK("mls", "process", "--dir", alice, "--msg", tmp + "/m2b.bin", "--json").stdout)) as? [String: Any])
+        #expect(processed["kind"] as? String == "application")
+        #expect(processed["plaintext"] as? String == "again")
+        #expect(processed["sender"] as? Int == 1)
+        #expect(processed["epoch"] as? Int == 1)
 
         // mls-rs commits an UpdatePath; the CLI processes it.
         try writeBytes(tmp + "/c2.bin", try peer.bytes(try peer.call("update", ["client": "cli-bob"]), "commit"))
@@ -222,5 +229,7 @@ struct MLSCLIErrorTests {
             seen.insert(String(decoding: r.stdout, as: UTF8.self))
         }
         #expect(seen == Set((0 ..< count).map { "message \($0)" }))
+        let members = try #require(try JSONSerialization.jsonObject(with: Data(try imprintOK("mls", "members", "--dir", b, "--json").stdout)) as? [String: Any])
+        #expect((members["members"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a", "b"])
     }
 }
