@@ -164,6 +164,48 @@ struct MLSCLIInteropTests {
     }
 }
 
+extension MLSCLIInteropTests {
+    @Test("CLI peer joins an mls-rs group with the tree out of band (--tree); commits and messages both ways")
+    func cliJoinsMLSRsGroup() throws {
+        let peer = try mlsRs()
+        let tmp = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let eve = tmp + "/eve"
+        _ = try peer.newClient("cli-owner", ratchetTreeExtension: false)
+        let gid = try #require(try peer.call("create_group", ["client": "cli-owner"])["group"] as? String)
+        try imprintOK("mls", "init", "--name", "cli-eve", "--dir", eve)
+        try imprintOK("mls", "keypackage", "--dir", eve, "--out", tmp + "/eve.kp")
+        let add = try peer.call("add", ["client": "cli-owner", "key_packages": [b64(try readBytes(tmp + "/eve.kp"))]])
+        try writeBytes(tmp + "/w.bin", try peer.bytes(add, "welcome"))
+        try writeBytes(tmp + "/t.bin", try peer.bytes(add, "ratchet_tree"))
+        // Without the tree the join cannot work; the used KeyPackage is kept until a join succeeds.
+        #expect(try imprintArgs(["mls", "join", "--dir", eve, "--welcome", tmp + "/w.bin"]).status == 2)
+        #expect(try imprintOK("mls", "join", "--dir", eve, "--welcome", tmp + "/w.bin", "--tree", tmp + "/t.bin").text == "\(gid) 1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: eve + "/keypackages").isEmpty)
+
+        func agree(_ epoch: Int) throws {
+            #expect(try imprintOK("mls", "epoch", "--dir", eve).text == "\(epoch)")
+            #expect(try peer.epoch("cli-owner") == UInt64(epoch))
+            let ours = try imprintOK("mls", "export-secret", "--dir", eve, "--label", "L", "--context", "C", "--length", "48").text
+            #expect(ours == hex(try peer.exportSecret("cli-owner", label: "L", context: "C", length: 48)))
+        }
+        try agree(1)
+        try writeBytes(tmp + "/m1.bin", try peer.encrypt("cli-owner", "to eve"))
+        #expect(try imprintOK("mls", "process", "--dir", eve, "--msg", tmp + "/m1.bin").stdout == Array("to eve".utf8))
+        try imprintOK("mls", "encrypt", "--dir", eve, "--text", "to owner", "--out", tmp + "/m2.bin")
+        #expect(try peer.decrypt("cli-owner", try readBytes(tmp + "/m2.bin")) == "to owner")
+        #expect(try imprintOK("mls", "update", "--dir", eve, "--commit-out", tmp + "/c2.bin").text == "2")
+        #expect(try peer.process("cli-owner", try readBytes(tmp + "/c2.bin"))["path"] as? Bool == true)
+        try agree(2)
+        try writeBytes(tmp + "/c3.bin", try peer.bytes(try peer.call("update", ["client": "cli-owner"]), "commit"))
+        #expect(try imprintOK("mls", "process", "--dir", eve, "--msg", tmp + "/c3.bin").text == "3")
+        try agree(3)
+        // A replayed commit of a past epoch is rejected as hostile input, and changes nothing.
+        #expect(try imprintArgs(["mls", "process", "--dir", eve, "--msg", tmp + "/c3.bin"]).status == 2)
+        try agree(3)
+    }
+}
+
 /// Exit codes and error lines of `imprint mls` (no mls-rs needed).
 @Suite("imprint mls CLI errors")
 struct MLSCLIErrorTests {
