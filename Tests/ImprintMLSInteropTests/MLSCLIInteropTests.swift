@@ -275,3 +275,27 @@ struct MLSCLIErrorTests {
         #expect((members["members"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a", "b"])
     }
 }
+
+/// `imprint-bench mls --json` keeps the benchmark contract's keys and checks its own work.
+@Suite("imprint-bench mls")
+struct MLSBenchContractTests {
+    @Test("prints one JSON object with the contract keys")
+    func jsonShape() throws {
+        let bench = (try imprintExecutable() as NSString).deletingLastPathComponent + "/imprint-bench"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bench)
+        p.arguments = ["mls", "--members", "3", "--runs", "1", "--messages", "20", "--json"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        for key in ["members", "commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes", "encrypt_per_s", "decrypt_per_s"] {
+            #expect(object[key] is NSNumber, "missing \(key)")
+        }
+        #expect(object["members"] as? Int == 3)
+        #expect((object["commit_bytes"] as? Int ?? 0) > 0 && (object["welcome_bytes"] as? Int ?? 0) > 0)
+    }
+}
