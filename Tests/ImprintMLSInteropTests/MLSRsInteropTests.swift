@@ -134,6 +134,25 @@ struct MLSRsInteropTests {
         #expect(try frank.process(c8) == .commit(epoch: 8))
         try grace.join(try peer.bytes(bobCommitsProposal, "welcome"))
         try expectAgreement([alice, dave, frank, grace], ["ours-bob"], epoch: 8)
+
+        // Epoch 9: mls-rs cannot name a member we added, but it can commit our Remove
+        // proposal for one (by reference): dave is removed by an mls-rs commit.
+        var remover = try #require(alice.group)
+        let removeDave = try remover.propose(.remove(leafIndex: try alice.leaf(of: "ours-dave")))
+        alice.group = remover
+        #expect(try peer.process("ours-bob", removeDave.tlsBytes)["kind"] as? String == "proposal")
+        for result in [try dave.process(removeDave.tlsBytes), try frank.process(removeDave.tlsBytes), try grace.process(removeDave.tlsBytes)] {
+            guard case .proposal = result else { Issue.record("expected a stored proposal, got \(result)"); continue }
+        }
+        let c9 = try peer.bytes(try peer.call("commit", ["client": "ours-bob"]), "commit")
+        #expect(try dave.process(c9) == .removed(epoch: 9))
+        #expect(try alice.process(c9) == .commit(epoch: 9))
+        #expect(try frank.process(c9) == .commit(epoch: 9))
+        #expect(try grace.process(c9) == .commit(epoch: 9))
+        try expectAgreement([alice, frank, grace], ["ours-bob"], epoch: 9)
+        let afterDave = try grace.encrypt("dave must not read this")
+        #expect(try peer.decrypt("ours-bob", afterDave) == "dave must not read this")
+        #expect(throws: MLSError.self) { try dave.process(afterDave) }
     }
 
     @Test("group created by mls-rs (tree out of band), ImprintMLS members: messages, updates, removes")
