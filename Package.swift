@@ -104,6 +104,8 @@ let package = Package(
         ),
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
+        // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
+        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),
 
         // MARK: Delivery
         .target(
@@ -178,6 +180,7 @@ let package = Package(
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",
+                "ImprintMLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -187,6 +190,7 @@ let package = Package(
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",
+                "ImprintMLS",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

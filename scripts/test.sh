@@ -8,5 +8,15 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
+# The mls-rs interop peer (Tests/ImprintMLSInteropTests) runs from .venv-peers;
+# create it (idempotent) so those tests never skip here.
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3 python3-venv >/dev/null
+fi
+bash Benchmarks/peers/setup.sh >/dev/null
+
 swift build --build-tests
 bash scripts/with-postgres.sh swift test --skip-build

@@ -12,7 +12,7 @@ struct Imprint: ParsableCommand {
         abstract: "Collaborative documents with end-to-end encryption.",
         subcommands: [
             New.self, Text.self, Show.self, Edit.self, Log.self, Merge.self, Sync.self, Watch.self,
-            Archive.self, Unarchive.self, Asset.self, Demo.self,
+            Archive.self, Unarchive.self, Asset.self, MLS.self, Demo.self,
         ]
     )
 
