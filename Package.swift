@@ -173,6 +173,9 @@ let package = Package(
         ),
         // MARK: end Delivery
 
+        // MARK: Samples
+        .executableTarget(name: "sample-coediting", dependencies: ["ImprintCRDT"], path: "Samples/CoEditing"),
+
         // MARK: Executables
         .executableTarget(
             name: "imprint",
