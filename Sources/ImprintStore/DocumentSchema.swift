@@ -14,6 +14,9 @@ public enum DocumentSchema {
     public static let version: Int64 = 1
     /// Keys users cannot overwrite with a scalar through `set`.
     public static let reservedKeys: Set<String> = [bodyKey, schemaKey]
+    /// Root keys `asset:<sha256 hex>` reference assets; the value is the file name.
+    public static let assetKeyPrefix = "asset:"
+    public static func assetKey(_ hex: String) -> String { assetKeyPrefix + hex }
 
     /// The body text object of `document`. Missing: `.incomplete` (the creating change has not
     /// arrived yet); present but not a text object: `.corrupt`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImprintBundle
+import ImprintStore
 
 /// `imprint asset add|list|get|rm <bundle> ...`: content-addressed attachments.
 struct Asset: ParsableCommand {
@@ -18,10 +19,10 @@ struct Asset: ParsableCommand {
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
-            let store = try BundleStore.open(at: bundle, device: try options.resolve())
             guard FileManager.default.fileExists(atPath: file) else { throw CommandFailure.user("no such file: \(file)") }
-            let id = try store.assets.add(contentsOf: file)
-            if json { printJSON(["id": .string(id.hex), "size": .int(try store.assets.size(of: id))]) } else { print(id.hex) }
+            let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+            let id = try doc.addAsset(contentsOf: file, name: URL(fileURLWithPath: file).lastPathComponent)
+            if json { printJSON(["id": .string(id.hex), "size": .int(try doc.store.assets.size(of: id))]) } else { print(id.hex) }
         }
     }
 
@@ -33,12 +34,15 @@ struct Asset: ParsableCommand {
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
-            let store = try BundleStore.open(at: bundle, device: try options.resolve())
-            let assets = try store.assets.list()
+            let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+            let assets = try doc.store.assets.list()
+            let names = try doc.assetReferences()
             if json {
-                printJSON(["assets": .array(assets.map { .object(["id": .string($0.id.hex), "size": .int($0.size)]) })])
+                printJSON(["assets": .array(assets.map {
+                    .object(["id": .string($0.id.hex), "size": .int($0.size), "name": .string(names[$0.id.hex] ?? "")])
+                })])
             } else {
-                for asset in assets { print("\(asset.id.hex) \(asset.size)") }
+                for asset in assets { print("\(asset.id.hex) \(asset.size) \(names[asset.id.hex] ?? "")") }
             }
         }
     }
@@ -73,9 +77,11 @@ struct Asset: ParsableCommand {
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
-            let store = try BundleStore.open(at: bundle, device: try options.resolve())
-            let removed = try store.removeUnreferencedAssets([try AssetID(hex: id)])
-            guard !removed.isEmpty else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
+            let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+            let assetID = try AssetID(hex: id)
+            let hadFile = doc.store.assets.contains(assetID)
+            let hadReference = try doc.removeAsset(assetID)
+            guard hadFile || hadReference else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
             if json { printJSON(["removed": .string(id)]) }
         }
     }
