@@ -290,8 +290,11 @@ public final class BundleStore: @unchecked Sendable {
         let parent = POSIX.parentDirectory(of: layout.root)
         let name = POSIX.lastComponent(of: layout.root)
         let documentID = try BundleMetadata.read(at: layout.metadataPath).documentID
+        // Every conflict-copy style keeps the original's stem as a prefix; checking that first
+        // avoids parsing every name of a large folder (the parse uses regular expressions).
+        let stem = name.hasSuffix(".imprint") ? String(name.dropLast(".imprint".count)) : name
         var result: [String] = []
-        for sibling in try POSIX.listDirectory(parent) where sibling != name {
+        for sibling in try POSIX.listDirectory(parent) where sibling != name && sibling.hasPrefix(stem) {
             guard ConflictCopyName.rootOriginal(of: sibling) == name else { continue }
             let path = parent + "/" + sibling
             guard POSIX.isDirectory(path),

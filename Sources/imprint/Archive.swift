@@ -10,7 +10,10 @@ struct Archive: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
+        let progress = TerminalProgress(json: json)
+        progress.step("archiving \(bundle)")
         let files = try BundleArchive.archive(bundleAt: bundle, to: output)
+        progress.finish()
         if json { printJSON(["archive": .string(output), "files": .int(files)]) } else { print("archived \(files) files to \(output)") }
     }
 }

@@ -20,7 +20,10 @@ struct Asset: ParsableCommand {
 
         func run() throws {
             guard FileManager.default.fileExists(atPath: file) else { throw CommandFailure.user("no such file: \(file)") }
+            let progress = TerminalProgress(json: json)
+            progress.step("storing \(file) (hashing while copying)")
             let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+            defer { progress.finish() }
             let id = try doc.addAsset(contentsOf: file, name: URL(fileURLWithPath: file).lastPathComponent)
             if json { printJSON(["id": .string(id.hex), "size": .int(try doc.store.assets.size(of: id))]) } else { print(id.hex) }
         }

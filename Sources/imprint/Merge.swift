@@ -11,8 +11,12 @@ struct Merge: ParsableCommand {
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
+        let progress = TerminalProgress(json: json)
+        progress.step("opening \(bundle)")
         let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        progress.step("merging \(other)")
         let report = try doc.merge(from: other)
+        progress.finish()
         reportWarnings(doc)
         if json {
             printJSON(["merged": .int(report.changesMerged), "persisted": .int(report.changesPersisted)])

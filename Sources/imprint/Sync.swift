@@ -12,8 +12,12 @@ struct Sync: ParsableCommand {
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
+        let progress = TerminalProgress(json: json)
+        progress.step("opening \(bundle): reading every device log and conflict copy")
         let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        progress.step("merging, writing this device's snapshot, tidying conflict copies")
         let report = try doc.sync(compact: compact)
+        progress.finish()
         reportWarnings(doc)
         if json {
             printJSON(syncJSON(report))

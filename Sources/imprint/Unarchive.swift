@@ -11,7 +11,10 @@ struct Unarchive: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
+        let progress = TerminalProgress(json: json)
+        progress.step("checking and extracting \(archive)")
         let extraction = try BundleArchive.unarchive(archive, to: output)
+        progress.finish()
         if json {
             printJSON(["bundle": .string(output), "files": .int(extraction.files), "bytes": .int(extraction.bytes)])
         } else {
