@@ -57,9 +57,7 @@ extension Document {
     public func allChanges() -> [Change] {
         materializeInserts()
         sealAll()
-        return records.map { r in
-            Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
-        }
+        return records.indices.map(portableChange)
     }
 
     /// The changes not reachable from `heads` (everything the holder of `heads` lacks).
@@ -71,10 +69,7 @@ extension Document {
         while let i = stack.popLast() {
             if known.insert(i).inserted { stack.append(contentsOf: records[i].deps) }
         }
-        return records.indices.filter { !known.contains($0) }.map { i in
-            let r = records[i]
-            return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
-        }
+        return records.indices.filter { !known.contains($0) }.map(portableChange)
     }
 
     /// Takes over another document's state and history (this document must be empty).
@@ -703,7 +698,6 @@ extension Document {
         guard let i = lastRecordOfActor[selfActor] else { return nil }
         if openRecord == i { sealOpen() }
         seal(i)
-        let r = records[i]
-        return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
+        return portableChange(i)
     }
 }
