@@ -29,6 +29,24 @@ final class ChangeRecord {
     var maxOp: Int { startOp + opCount - 1 }
 
     /// Appends a local op, extending the previous op when it continues it (typing, backspacing).
+    /// Records a local text insert, extending the previous insert run in place when the new
+    /// text continues it (typing), so no byte buffer is allocated per keystroke.
+    func appendText(obj: OpID, id: OpID, left: OpID, right: OpID, text: String, count: Int) {
+        if let last = ops.last, last.obj == obj, case .insertText(let l, let r, _, let n) = last.action,
+            r == right, left == last.id.advanced(by: n - 1), left.actor == id.actor, last.id.counter + n == id.counter
+        {
+            opCount += count
+            var moved = ops.removeLast()
+            guard case .insertText(_, _, var bytes, _) = moved.action else { return }
+            moved.action = .remove(target: .none, count: 0)
+            bytes.append(contentsOf: text.utf8)
+            moved.action = .insertText(left: l, right: r, utf8: bytes, count: n + count)
+            ops.append(moved)
+            return
+        }
+        append(Op(id: id, obj: obj, action: .insertText(left: left, right: right, utf8: Array(text.utf8), count: count)))
+    }
+
     /// `mergeRemoves: false` keeps remove ops as given (rebuilding a loaded change must
     /// reproduce its ops exactly; only insert runs are re-joined).
     func append(_ op: Op, mergeRemoves: Bool = true) {

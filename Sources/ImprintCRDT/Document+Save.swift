@@ -3,7 +3,9 @@ extension Document {
 
     /// The whole document with its complete history, compressed (`docs/format.md`).
     public func save() -> [UInt8] {
-        sealOpen()
+        // The saved changes must not grow afterwards (incremental saves start after them),
+        // but they need no hash yet: stop coalescing without sealing.
+        openRecord = nil
         savedRecordCount = records.count
         return DocumentFormat.frame(encodePayload())
     }

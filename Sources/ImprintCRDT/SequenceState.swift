@@ -293,16 +293,17 @@ final class SequenceState {
     // MARK: Local edits
 
     /// Inserts at a visible position as a local op. Returns the origins the op records.
-    func insertLocal(at pos: Int, id: OpID, utf8 bytes: [UInt8], count: Int) -> (left: OpID, right: OpID) {
+    func insertLocal(at pos: Int, id: OpID, text: String, count: Int) -> (left: OpID, right: OpID) {
         var loc = localInsertionPoint(pos)
         let leftID = item(before: loc)
         let rightID = item(at: loc)
         let si = split(loc.leaf, loc.span, at: loc.offset)
         loc.span = si
+        let start = utf8.count
+        utf8.append(contentsOf: text.utf8)
         let span = Span(
             id: id, length: count, left: leftID, right: rightID,
-            contentStart: utf8.count, contentBytes: bytes.count, deleted: false)
-        utf8.append(contentsOf: bytes)
+            contentStart: start, contentBytes: utf8.count - start, deleted: false)
         place(span, loc.leaf, loc.span)
         return (leftID, rightID)
     }

@@ -102,11 +102,10 @@ public struct Transaction {
             guard index >= 0 && index <= seq.visibleCount else {
                 throw CRDTError(.indexOutOfBounds, "index \(index) of \(seq.visibleCount)")
             }
-            let bytes = Array(text.utf8)
             let n = text.unicodeScalars.count
             let id = doc.nextOpID(width: n)
-            let (l, r) = seq.insertLocal(at: index, id: id, utf8: bytes, count: n)
-            doc.recordLocal(Op(id: id, obj: o, action: .insertText(left: l, right: r, utf8: bytes, count: n)))
+            let (l, r) = seq.insertLocal(at: index, id: id, text: text, count: n)
+            doc.records[doc.openRecordCandidate!].appendText(obj: o, id: id, left: l, right: r, text: text, count: n)
             doc.noteUndo(.inserted(obj: o, first: id, count: n))
         }
     }
