@@ -393,8 +393,9 @@ extension Document {
         let removeCount = try r.count(max: r.remaining * 64)
         var rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
-        var removeOps: [Op] = []
-        removeOps.reserveCapacity(removeCount)
+        // Remove ops go straight to their changes (objects checked once per run of one object).
+        var grouped: [Int: [Op]] = [:]
+        var lastSequence = OpID.none
         var prevRemove = 0
         var prevTarget = 0
         for _ in 0..<removeCount {
@@ -409,7 +410,11 @@ extension Document {
             let op = Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n))
             prevRemove = counter + n
             prevTarget = tCounter + n
-            removeOps.append(op)
+            if obj != lastSequence {
+                guard case .sequence? = objects[obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
+                lastSequence = obj
+            }
+            grouped[try recordOf(op.id), default: []].append(op)
         }
         // Sequences.
         for o in objectIDs {
@@ -429,17 +434,6 @@ extension Document {
             }
             try applyRemote(op)
             records[rec].ops.append(op)
-        }
-        // Remove ops go to their changes (objects checked once per run of one object).
-        var grouped: [Int: [Op]] = [:]
-        var lastSequence = OpID.none
-        for op in removeOps {
-            let rec = try recordOf(op.id)
-            if op.obj != lastSequence {
-                guard case .sequence? = objects[op.obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
-                lastSequence = op.obj
-            }
-            grouped[rec, default: []].append(op)
         }
         for (rec, ops) in grouped { records[rec].ops.append(contentsOf: ops) }
     }
@@ -528,10 +522,7 @@ extension Document {
                 guard contentOffset + bytes <= s.utf8.count else { throw CRDTError(.malformed, "text content too short") }
             } else {
                 for _ in 0..<lengths[i] {
-                    let v = try ValueCoding.decode(&valueReader)
-                    let id = OpID(counter: counters[i] + s.initialValues.count - contentOffset, actor: actorsCol[i])
-                    _ = id
-                    s.initialValues.append(v)
+                    s.initialValues.append(try ValueCoding.decode(&valueReader))
                 }
             }
             spans.append(Span(
@@ -548,7 +539,7 @@ extension Document {
                 for k in 0..<sp.length {
                     let v = s.initialValues[sp.contentStart + k]
                     s.elements.append(Register(entries: [.init(id: sp.id.advanced(by: k), value: v)]))
-                    createObjectIfNeededForLoad(sp.id.advanced(by: k), v)
+                    createObjectIfNeeded(sp.id.advanced(by: k), v)
                 }
             }
         }
@@ -556,10 +547,6 @@ extension Document {
     }
 
     private func payloadSlice(_ c: ByteReader) -> ArraySlice<UInt8> { c.bytes[c.offset..<c.end] }
-
-    private func createObjectIfNeededForLoad(_ id: OpID, _ v: NewValue) {
-        if objects[id] == nil { createObjectIfNeeded(id, v) }
-    }
 
     // MARK: Insert ops from state
 

@@ -11,9 +11,6 @@ public struct FormatStatistics: Sendable {
     public var decodeMs = 0.0
     public var textMs = 0.0
 
-    /// The uncompressed payload of a saved document.
-    public static func payload(_ bytes: [UInt8]) throws -> [UInt8] { try DocumentFormat.unframe(bytes) }
-
     public static func measure(_ bytes: [UInt8]) throws -> FormatStatistics {
         var s = FormatStatistics()
         s.compressedBytes = bytes.count

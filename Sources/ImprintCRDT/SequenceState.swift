@@ -418,7 +418,7 @@ final class SequenceState {
             if !scanning { dest = cur }
             if cur.span >= cur.leaf.spans.count { break }  // end of sequence
             if let r = rightLoc, cur.order() == r.order() { break }
-            let s = cur.leaf.spans[cur.offset == 0 ? cur.span : cur.span]
+            let s = cur.leaf.spans[cur.span]
             let oleftID = cur.offset == 0 ? s.left : s.id.advanced(by: cur.offset - 1)
             let oleftOrder: (Int, Int, Int)
             if oleftID.isNone {
@@ -452,23 +452,17 @@ final class SequenceState {
             advancePastItem(&cur, stopAt: rightLoc, scanning: scanning, dest: &dest)
         }
         let si = split(dest.leaf, dest.span, at: dest.offset)
-        var span = new
-        if isText {
-            span.contentStart = new.contentStart
-        }
-        place(span, dest.leaf, si)
+        place(new, dest.leaf, si)
     }
 
     /// Moves `cur` from the item it is on to the next item with its own decision point:
     /// the next span start, or the right origin if it lies inside the current span.
     private func advancePastItem(_ cur: inout Location, stopAt right: Location?, scanning: Bool, dest: inout Location) {
-        let s = cur.leaf.spans[cur.span]
         if let r = right, r.leaf === cur.leaf, r.span == cur.span, r.offset > cur.offset {
             if !scanning { dest = Location(leaf: cur.leaf, span: cur.span, offset: r.offset) }
             cur.offset = r.offset
             return
         }
-        _ = s
         cur.span += 1
         cur.offset = 0
         normalize(&cur)

@@ -83,12 +83,6 @@ struct FormatStatsCommand: ParsableCommand {
         let doc = try TraceReplay.replay(trace)
         let bytes = doc.save()
         let s = try FormatStatistics.measure(bytes)
-        if let dump = ProcessInfo.processInfo.environment["IMPRINT_DUMP_PAYLOAD"] {
-            _ = FileManager.default.createFile(atPath: dump, contents: Data(try FormatStatistics.payload(bytes)))
-        }
-        if ProcessInfo.processInfo.environment["IMPRINT_LOAD_LOOP"] != nil {
-            for _ in 0..<2000 { _ = try Document.load(bytes) }
-        }
         print("compressed \(s.compressedBytes) payload \(s.payloadBytes) spans \(s.spanCount)")
         print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
         for (k, v) in s.sectionBytes.sorted(by: { $0.key < $1.key }) { print("  \(k): \(v)") }
