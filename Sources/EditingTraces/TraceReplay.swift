@@ -11,9 +11,10 @@ public enum TraceReplay {
     static func replaySequential(_ trace: EditingTrace) throws -> Document {
         let doc = Document(actor: ActorID.named("trace-author-0"))
         let text = try doc.change { tx in try tx.put(.root, "text", .text)! }
-        for t in 0..<trace.transactionCount {
+        var reader = trace.transactionReader()
+        while reader.hasNext {
             try doc.change { tx in
-                try trace.forEachPatch(of: t) { pos, del, ins in
+                try reader.readTransaction { pos, del, ins in
                     try tx.splice(text, at: pos, delete: del, insert: ins)
                 }
             }
@@ -31,6 +32,7 @@ public enum TraceReplay {
         var replicas: [Int: Document] = [:]
         var applied: [Int: Set<Int>] = [:]
         var changeOf: [Change?] = Array(repeating: nil, count: trace.transactionCount)
+        var reader = trace.transactionReader()
         for t in 0..<trace.transactionCount {
             let agent = trace.agent(of: t)
             if replicas[agent] == nil {
@@ -56,7 +58,7 @@ public enum TraceReplay {
             try doc.apply(missing.map { changeOf[$0]! })
             applied[agent] = seen
             try doc.change { tx in
-                try trace.forEachPatch(of: t) { pos, del, ins in
+                try reader.readTransaction { pos, del, ins in
                     try tx.splice(text, at: pos, delete: del, insert: ins)
                 }
             }

@@ -98,6 +98,7 @@ extension Document {
     /// Encodes the payload; `statistics` (for tuning) sees every column's raw bytes by name.
     func encodePayload(statistics: ((String, [UInt8]) -> Void)? = nil) -> [UInt8] {
         var w = ByteWriter()
+        let encoder = Zstd.Encoder()
         // Actors.
         w.uleb(actors.count)
         for a in actors { w.lengthPrefixed(a.bytes) }
@@ -131,7 +132,7 @@ extension Document {
             prevStart = r.startOp
             prevTime = r.time
         }
-        cols.write(to: &w)
+        cols.write(to: &w, encoder: encoder)
         // Objects.
         let objectIDs = objects.keys.filter { $0 != .root }.sorted { ($0.counter, $0.actor) < ($1.counter, $1.actor) }
         w.uleb(objectIDs.count)
@@ -181,7 +182,7 @@ extension Document {
             default: break
             }
         }
-        ColumnSet.writeColumn(mw.bytes, to: &w)
+        ColumnSet.writeColumn(mw.bytes, to: &w, encoder: encoder)
         statistics?("mapOps", mw.bytes)
         var rc = ColumnSet(count: 6)
         w.uleb(removes.count)
@@ -198,19 +199,19 @@ extension Document {
             prevRemove = op.id.counter + n
             prevTarget = t.counter + n
         }
-        rc.write(to: &w)
         if let statistics {
             for (i, c) in rc.columns.enumerated() { statistics("removes." + ["actor", "counter", "obj", "targetActor", "count", "target"][i], c.bytes) }
         }
+        rc.write(to: &w, encoder: encoder)
         // Sequences: spans in document order.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            encodeSpans(s, &w, statistics: statistics)
+            encodeSpans(s, &w, encoder: encoder, statistics: statistics)
         }
         return w.bytes
     }
 
-    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, statistics: ((String, [UInt8]) -> Void)?) {
+    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, encoder: Zstd.Encoder, statistics: ((String, [UInt8]) -> Void)?) {
         // Merge neighbours that continue each other apart from content placement.
         var merged: [Span] = []
         merged.reserveCapacity(s.leaves.count * 48)
@@ -272,7 +273,7 @@ extension Document {
             for (i, c) in cols.columns.enumerated() { statistics("spans." + names[i], c.bytes) }
         }
         w.uleb(merged.count)
-        cols.write(to: &w)
+        cols.write(to: &w, encoder: encoder)
     }
 
     // MARK: Payload decoding

@@ -73,14 +73,18 @@ struct ColumnSet {
 
     init(count: Int) { columns = Array(repeating: ByteWriter(), count: count) }
 
-    func write(to w: inout ByteWriter) {
-        for c in columns { ColumnSet.writeColumn(c.bytes, to: &w) }
+    /// Writes every column, releasing each raw column as soon as it is written.
+    mutating func write(to w: inout ByteWriter, encoder: Zstd.Encoder) {
+        for i in columns.indices {
+            ColumnSet.writeColumn(columns[i].bytes, to: &w, encoder: encoder)
+            columns[i] = ByteWriter()
+        }
     }
 
-    static func writeColumn(_ raw: [UInt8], to w: inout ByteWriter) {
+    static func writeColumn(_ raw: [UInt8], to w: inout ByteWriter, encoder: Zstd.Encoder) {
         w.uleb(raw.count)
         if raw.count >= 64 {
-            let z = Zstd.compress(raw)
+            let z = encoder.compress(raw)
             if z.count < raw.count {
                 w.byte(1)
                 w.lengthPrefixed(z)

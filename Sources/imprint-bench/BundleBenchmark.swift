@@ -91,12 +91,13 @@ struct BundleBenchmark: ParsableCommand {
             return try tx.put(.root, DocumentSchema.bodyKey, .text)!
         }
         var chunk = 0
-        for start in stride(from: 0, to: trace.transactionCount, by: transactionsPerChange) {
+        var reader = trace.transactionReader()
+        while reader.hasNext {
             doc.setActor(actors[chunk % devices])
             chunk += 1
             try doc.change { tx in
-                for t in start..<min(start + transactionsPerChange, trace.transactionCount) {
-                    try trace.forEachPatch(of: t) { pos, del, ins in try tx.splice(body, at: pos, delete: del, insert: ins) }
+                for _ in 0..<transactionsPerChange where reader.hasNext {
+                    try reader.readTransaction { pos, del, ins in try tx.splice(body, at: pos, delete: del, insert: ins) }
                 }
             }
         }
