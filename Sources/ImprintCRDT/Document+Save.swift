@@ -281,11 +281,13 @@ extension Document {
     func decodePayload(_ payload: [UInt8]) throws {
         var r = ByteReader(payload)
         let actorCount = try r.count(max: min(r.remaining, 1 << 20))
-        var map: [Int32] = []
+        var interned: [Int32] = []
         for _ in 0..<actorCount {
             guard let a = ActorID(bytes: Array(try r.lengthPrefixed())) else { throw CRDTError(.malformed, "bad actor") }
-            map.append(intern(a))
+            interned.append(intern(a))
         }
+        // A constant, so the closures below capture it without a box (no exclusivity checks).
+        let map = interned
         func actorRef(_ raw: Int) throws -> Int32 {
             guard raw < map.count else { throw CRDTError(.malformed, "actor index out of range") }
             return map[raw]
@@ -299,42 +301,67 @@ extension Document {
         let recordCount = try r.count(max: r.remaining * 64)
         var budget = DocumentFormat.maxPayload
         let decoder = try Zstd.Decoder()
-        var cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
+        let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
+        // Bulk load into an empty document: per-actor bookkeeping in arrays indexed by the
+        // interned actor, heads and the dictionaries filled once at the end.
+        precondition(records.isEmpty, "decodePayload loads into an empty document")
         var prevStart = 0
         var prevTime: Int64 = 0
-        var rangesByActor: [Int32: [(start: Int, record: Int)]] = [:]
+        var rangesByActor = [[(start: Int, record: Int)]](repeating: [], count: actors.count)
+        var seqOfActor = [Int](repeating: 0, count: actors.count)
+        var lastOfActor = [Int](repeating: -1, count: actors.count)
+        var isDependency = [Bool](repeating: false, count: recordCount)
+        records.reserveCapacity(recordCount)
+        var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
+        var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
         for i in 0..<recordCount {
-            let actor = try actorRef(try cols[0].count(max: map.count))
-            let seq = try cols[1].count(max: Int(Int32.max))
-            let start = prevStart + (try cols[2].delta())
-            let opCount = try cols[3].count(max: ChangeCoding.maxOpCount)
-            let time = prevTime &+ (try cols[4].sleb())
+            let actor = try actorRef(try changeActors.count(max: map.count))
+            let seq = try seqColumn.count(max: Int(Int32.max))
+            let start = prevStart + (try startColumn.delta())
+            let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
+            let time = prevTime &+ (try timeColumn.sleb())
             var message: String?
-            switch try cols[5].byte() {
+            switch try messageColumn.byte() {
             case 0: break
-            case 1: message = try cols[5].string()
+            case 1: message = try messageColumn.string()
             default: throw CRDTError(.malformed, "bad message flag")
             }
-            let depCount = try cols[6].count(max: i)
+            let depCount = try depsColumn.count(max: i)
             var deps: [Int] = []
+            if depCount > 0 { deps.reserveCapacity(depCount) }
             for _ in 0..<depCount {
-                let back = try cols[6].count(max: i)
+                let back = try depsColumn.count(max: i)
                 guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
                 deps.append(i - back)
+                isDependency[i - back] = true
             }
-            guard seq == (lastSeq[actor] ?? 0) + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
-            if let p = lastRecordOfActor[actor], start <= records[p].maxOp { throw CRDTError(.malformed, "op counters overlap") }
+            let a = Int(actor)
+            guard seq == seqOfActor[a] + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
+            if lastOfActor[a] >= 0, start <= records[lastOfActor[a]].maxOp { throw CRDTError(.malformed, "op counters overlap") }
             let rec = ChangeRecord(actor: actor, seq: seq, startOp: start, opCount: opCount, time: time, message: message, deps: deps, ops: [])
-            _ = appendRecord(rec)
-            insertsMissing.insert(i)
-            rangesByActor[actor, default: []].append((start, i))
+            records.append(rec)
+            seqOfActor[a] = seq
+            lastOfActor[a] = i
+            rangesByActor[a].append((start, i))
             maxCounter = max(maxCounter, rec.maxOp)
             prevStart = start
             prevTime = time
         }
+        insertsMissing = 0..<recordCount
+        for a in actors.indices where lastOfActor[a] >= 0 {
+            lastSeq[Int32(a)] = seqOfActor[a]
+            lastRecordOfActor[Int32(a)] = lastOfActor[a]
+        }
+        heads = Set((0..<recordCount).lazy.filter { !isDependency[$0] })
+        // Ops come in runs of one change: the last hit answers most lookups.
+        var lastHit = (actor: Int32(-1), first: 0, last: -1, record: 0)
         func recordOf(_ id: OpID) throws -> Int {
-            guard let ranges = rangesByActor[id.actor] else { throw CRDTError(.malformed, "op of unknown change") }
+            if id.actor == lastHit.actor, id.counter >= lastHit.first, id.counter <= lastHit.last { return lastHit.record }
+            guard id.actor >= 0, Int(id.actor) < rangesByActor.count, !rangesByActor[Int(id.actor)].isEmpty else {
+                throw CRDTError(.malformed, "op of unknown change")
+            }
+            let ranges = rangesByActor[Int(id.actor)]
             var lo = 0
             var hi = ranges.count - 1
             while lo < hi {
@@ -345,6 +372,7 @@ extension Document {
             guard id.counter >= records[rec].startOp, id.counter <= records[rec].maxOp else {
                 throw CRDTError(.malformed, "op outside every change")
             }
+            lastHit = (id.actor, records[rec].startOp, records[rec].maxOp, rec)
             return rec
         }
         // Objects.
@@ -392,21 +420,24 @@ extension Document {
         }
         // Removes.
         let removeCount = try r.count(max: r.remaining * 64)
-        var rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
+        let rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
-        // Remove ops go straight to their changes (objects checked once per run of one object).
-        var grouped: [Int: [Op]] = [:]
+        var actorColumn = rc[0], counterColumn = rc[1], objectColumn = rc[2]
+        var targetActorColumn = rc[3], countColumn = rc[4], targetColumn = rc[5]
+        // Remove ops go straight to their changes (objects checked once per run of one
+        // object). A loaded change's ops are put in counter order when its insert ops are
+        // rebuilt (`materializeInserts`), so the order they are appended in does not matter.
         var lastSequence = OpID.none
         var prevRemove = 0
         var prevTarget = 0
         for _ in 0..<removeCount {
-            let actor = try actorRef(try rc[0].count(max: map.count))
-            let counter = prevRemove + (try rc[1].delta())
-            var obj = try ref(&rc[2])
+            let actor = try actorRef(try actorColumn.count(max: map.count))
+            let counter = prevRemove + (try counterColumn.delta())
+            var obj = try ref(&objectColumn)
             if obj.isNone { obj = .root }
-            let tActor = try actorRef(try rc[3].count(max: map.count))
-            let tCounter = prevTarget + (try rc[5].delta())
-            let n = try rc[4].count(max: ChangeCoding.maxOpCount)
+            let tActor = try actorRef(try targetActorColumn.count(max: map.count))
+            let tCounter = prevTarget + (try targetColumn.delta())
+            let n = try countColumn.count(max: ChangeCoding.maxOpCount)
             guard n >= 1, counter >= 1, tCounter >= 1 else { throw CRDTError(.malformed, "bad remove") }
             let op = Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n))
             prevRemove = counter + n
@@ -415,7 +446,7 @@ extension Document {
                 guard case .sequence? = objects[obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
                 lastSequence = obj
             }
-            grouped[try recordOf(op.id), default: []].append(op)
+            records[try recordOf(op.id)].ops.append(op)
         }
         // Sequences.
         for o in objectIDs {
@@ -436,7 +467,6 @@ extension Document {
             try applyRemote(op)
             records[rec].ops.append(op)
         }
-        for (rec, ops) in grouped { records[rec].ops.append(contentsOf: ops) }
     }
 
     private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {
@@ -452,27 +482,30 @@ extension Document {
 
     private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder) throws {
         let n = try r.count(max: r.remaining * 64)
-        var cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
+        let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
         var actorsCol = [Int32](repeating: 0, count: n)
         var counters = [Int](repeating: 0, count: n)
         var lengths = [Int](repeating: 0, count: n)
         var flags = [UInt8](repeating: 0, count: n)
         var prev = 0
+        // The hot loops read columns held in locals, not through the array.
+        var actorColumn = cols[0], counterColumn = cols[1], lengthColumn = cols[2], flagColumn = cols[3]
         for i in 0..<n {
-            actorsCol[i] = try actorRef(try cols[0].count(max: Int(Int32.max)))
-            counters[i] = prev + (try cols[1].delta())
-            lengths[i] = try cols[2].count(max: ChangeCoding.maxOpCount)
+            actorsCol[i] = try actorRef(try actorColumn.count(max: Int(Int32.max)))
+            counters[i] = prev + (try counterColumn.delta())
+            lengths[i] = try lengthColumn.count(max: ChangeCoding.maxOpCount)
             guard counters[i] >= 1, lengths[i] >= 1 else { throw CRDTError(.malformed, "bad span") }
             prev = counters[i] + lengths[i]
-            flags[i] = try cols[3].byte()
+            flags[i] = try flagColumn.byte()
             guard flags[i] <= 3 else { throw CRDTError(.malformed, "bad origin flags") }
         }
         let inferredLeft = OriginInference.left(counters: counters, lengths: lengths, actors: actorsCol)
         let inferredRight = OriginInference.right(counters: counters, actors: actorsCol)
         var spans: [Span] = []
         spans.reserveCapacity(n)
-        var runLeft = try cols[5].count(max: n)
+        var originColumn = cols[4], deletedColumn = cols[5]
+        var runLeft = try deletedColumn.count(max: n)
         var deleted = false
         var contentOffset = 0
         let content = cols[6]
@@ -495,6 +528,8 @@ extension Document {
             }
         }
         var valueReader = content
+        let isText = s.isText
+        let textBytes = isText ? s.utf8 : []
         for i in 0..<n {
             func origin(_ c: inout ByteReader) throws -> OpID {
                 let a = try c.count(max: Int(Int32.max))
@@ -502,25 +537,25 @@ extension Document {
                 let back = try c.delta()
                 return OpID(counter: counters[i] - back, actor: try actorRef(a - 1))
             }
-            let left = flags[i] & 1 != 0 ? try origin(&cols[4]) : inferredLeft[i]
-            let right = flags[i] & 2 != 0 ? try origin(&cols[4]) : inferredRight[i]
+            let left = flags[i] & 1 != 0 ? try origin(&originColumn) : inferredLeft[i]
+            let right = flags[i] & 2 != 0 ? try origin(&originColumn) : inferredRight[i]
             while runLeft == 0 {
-                runLeft = try cols[5].count(max: n)
+                runLeft = try deletedColumn.count(max: n)
                 deleted.toggle()
             }
             runLeft -= 1
             var bytes = lengths[i]
-            if s.isText {
+            if isText {
                 if !ascii {
                     var b = contentOffset
                     for _ in 0..<lengths[i] {
-                        guard b < s.utf8.count else { throw CRDTError(.malformed, "text content too short") }
-                        let c = s.utf8[b]
+                        guard b < textBytes.count else { throw CRDTError(.malformed, "text content too short") }
+                        let c = textBytes[b]
                         b += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4
                     }
                     bytes = b - contentOffset
                 }
-                guard contentOffset + bytes <= s.utf8.count else { throw CRDTError(.malformed, "text content too short") }
+                guard contentOffset + bytes <= textBytes.count else { throw CRDTError(.malformed, "text content too short") }
             } else {
                 for _ in 0..<lengths[i] {
                     s.initialValues.append(try ValueCoding.decode(&valueReader))
@@ -556,7 +591,7 @@ extension Document {
     func materializeInserts() {
         guard !insertsMissing.isEmpty else { return }
         var ranges: [Int32: [(start: Int, record: Int)]] = [:]
-        for i in insertsMissing.sorted() { ranges[records[i].actor, default: []].append((records[i].startOp, i)) }
+        for i in insertsMissing { ranges[records[i].actor, default: []].append((records[i].startOp, i)) }
         for k in ranges.keys { ranges[k]!.sort { $0.start < $1.start } }
         func recordOf(_ actor: Int32, _ counter: Int) -> Int? {
             guard let rs = ranges[actor], !rs.isEmpty else { return nil }
@@ -606,7 +641,7 @@ extension Document {
             for op in all { r.append(op, mergeRemoves: false) }
             r.opCount = count
         }
-        insertsMissing.removeAll()
+        insertsMissing = 0..<0
     }
 }
 

@@ -41,8 +41,9 @@ public final class Document {
     var replaying = false
     /// Leaf size for new sequences (tests lower it).
     var leafCapacity = SpanLeaf.capacity
-    /// Loaded changes whose insert ops still live only in the sequences' spans.
-    var insertsMissing: Set<Int> = []
+    /// Loaded changes whose insert ops still live only in the sequences' spans (a load
+    /// fills an empty document, so these are always its first records).
+    var insertsMissing: Range<Int> = 0..<0
     /// How many records the last save covered (for incremental saves).
     var savedRecordCount = 0
     /// Undo re-inserts deleted items as new items; this maps old item ids to their

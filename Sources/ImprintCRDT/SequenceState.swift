@@ -57,16 +57,24 @@ final class SequenceState {
 
     /// The visible text (text objects).
     func text() -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count)
-        utf8.withUnsafeBufferPointer { buf in
-            for leaf in leaves {
-                for s in leaf.spans where !s.deleted {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[s.contentStart..<s.contentStart + s.contentBytes]))
+        var visibleBytes = 0
+        for leaf in leaves {
+            for s in leaf.spans where !s.deleted { visibleBytes += s.contentBytes }
+        }
+        if visibleBytes == 0 { return "" }
+        // The visible spans' bytes go straight into the string's storage (no staging copy).
+        return utf8.withUnsafeBufferPointer { buf in
+            String(unsafeUninitializedCapacity: visibleBytes) { out in
+                var n = 0
+                for leaf in leaves {
+                    for s in leaf.spans where !s.deleted {
+                        (out.baseAddress! + n).update(from: buf.baseAddress! + s.contentStart, count: s.contentBytes)
+                        n += s.contentBytes
+                    }
                 }
+                return n
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Visible items' ids and content offsets, in order.

@@ -77,11 +77,19 @@ struct TraceBenchmark: ParsableCommand {
 struct FormatStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "format-stats", abstract: "Saved-format breakdown for a trace.")
     @Argument var path: String
+    @Option(help: "Instead of the breakdown, time this many loads (for profiling load alone).")
+    var loadRuns = 0
 
     func run() throws {
         let trace = try EditingTrace.load(path: path)
         let doc = try TraceReplay.replay(trace)
         let bytes = doc.save()
+        if loadRuns > 0 {
+            var times: [Double] = []
+            for _ in 0..<loadRuns { times.append(try Clock.measure { _ = try TraceReplay.text(of: try Document.load(bytes)) }.0) }
+            print("load → text: median \(Clock.format(Clock.median(times))) ms over \(loadRuns) runs")
+            return
+        }
         let s = try FormatStatistics.measure(bytes)
         print("compressed \(s.compressedBytes) payload \(s.payloadBytes) spans \(s.spanCount)")
         print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
