@@ -27,7 +27,7 @@ extension Document {
         let doc = Document(actor: actor)
         if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d)) }
         for c in chunks { try doc.apply(try IncrementalFormat.decode(c)) }
-        doc.savedRecordCount = doc.records.count
+        doc.savedRecordCount = doc.recordCount
         return doc
     }
 
@@ -42,7 +42,7 @@ extension Document {
 
     /// Merges another document's changes into this one.
     public func merge(_ other: Document) throws {
-        if records.isEmpty && maxCounter == 0 && pending.isEmpty {
+        if recordCount == 0 && maxCounter == 0 && pending.isEmpty {
             adoptState(of: other)
             return
         }
@@ -81,7 +81,8 @@ extension Document {
         actorIndex = other.actorIndex
         objects = other.objects
         maxCounter = other.maxCounter
-        records = other.records
+        storedRecords = other.storedRecords
+        loadedHistory = other.loadedHistory
         recordByHash = other.recordByHash
         lastSeq = other.lastSeq
         lastRecordOfActor = other.lastRecordOfActor
@@ -305,14 +306,15 @@ extension Document {
         guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
         // Bulk load into an empty document: per-actor bookkeeping in arrays indexed by the
         // interned actor, heads and the dictionaries filled once at the end.
-        precondition(records.isEmpty, "decodePayload loads into an empty document")
+        precondition(self.recordCount == 0, "decodePayload loads into an empty document")
         var prevStart = 0
         var prevTime: Int64 = 0
         var rangesByActor = [[(start: Int, record: Int)]](repeating: [], count: actors.count)
         var seqOfActor = [Int](repeating: 0, count: actors.count)
         var lastOfActor = [Int](repeating: -1, count: actors.count)
         var isDependency = [Bool](repeating: false, count: recordCount)
-        records.reserveCapacity(recordCount)
+        var history = LoadedHistory()
+        history.headers.reserveCapacity(recordCount)
         var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
         var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
         for i in 0..<recordCount {
@@ -321,30 +323,30 @@ extension Document {
             let start = prevStart + (try startColumn.delta())
             let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
             let time = prevTime &+ (try timeColumn.sleb())
-            var message: String?
             switch try messageColumn.byte() {
             case 0: break
-            case 1: message = try messageColumn.string()
+            case 1: history.messages[i] = try messageColumn.string()
             default: throw CRDTError(.malformed, "bad message flag")
             }
             let depCount = try depsColumn.count(max: i)
-            var deps: [Int] = []
-            if depCount > 0 { deps.reserveCapacity(depCount) }
+            let depStart = history.dependencies.count
             for _ in 0..<depCount {
                 let back = try depsColumn.count(max: i)
                 guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
-                deps.append(i - back)
+                history.dependencies.append(i - back)
                 isDependency[i - back] = true
             }
             let a = Int(actor)
             guard seq == seqOfActor[a] + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
-            if lastOfActor[a] >= 0, start <= records[lastOfActor[a]].maxOp { throw CRDTError(.malformed, "op counters overlap") }
-            let rec = ChangeRecord(actor: actor, seq: seq, startOp: start, opCount: opCount, time: time, message: message, deps: deps, ops: [])
-            records.append(rec)
+            if lastOfActor[a] >= 0, start <= history.headers[lastOfActor[a]].maxOp { throw CRDTError(.malformed, "op counters overlap") }
+            let header = LoadedHistory.Header(
+                actor: actor, seq: seq, startOp: start, opCount: opCount, time: time,
+                dependencyStart: Int32(depStart), dependencyEnd: Int32(history.dependencies.count))
+            history.headers.append(header)
             seqOfActor[a] = seq
             lastOfActor[a] = i
             rangesByActor[a].append((start, i))
-            maxCounter = max(maxCounter, rec.maxOp)
+            maxCounter = max(maxCounter, header.maxOp)
             prevStart = start
             prevTime = time
         }
@@ -369,10 +371,11 @@ extension Document {
                 if ranges[mid].start <= id.counter { lo = mid } else { hi = mid - 1 }
             }
             let rec = ranges[lo].record
-            guard id.counter >= records[rec].startOp, id.counter <= records[rec].maxOp else {
+            let header = history.headers[rec]
+            guard id.counter >= header.startOp, id.counter <= header.maxOp else {
                 throw CRDTError(.malformed, "op outside every change")
             }
-            lastHit = (id.actor, records[rec].startOp, records[rec].maxOp, rec)
+            lastHit = (id.actor, header.startOp, header.maxOp, rec)
             return rec
         }
         // Objects.
@@ -446,7 +449,7 @@ extension Document {
                 guard case .sequence? = objects[obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
                 lastSequence = obj
             }
-            records[try recordOf(op.id)].ops.append(op)
+            history.ops.append((try recordOf(op.id), op))
         }
         // Sequences.
         for o in objectIDs {
@@ -465,8 +468,9 @@ extension Document {
             default: break
             }
             try applyRemote(op)
-            records[rec].ops.append(op)
+            history.ops.append((rec, op))
         }
+        if recordCount > 0 { loadedHistory = history }
     }
 
     private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {

@@ -20,7 +20,28 @@ public final class Document {
     var maxCounter = 0
 
     // History.
-    var records: [ChangeRecord] = []
+    /// Every change, dependencies first. After a load they are built on first use from
+    /// `loadedHistory` (see ``LoadedHistory``).
+    var records: [ChangeRecord] {
+        _read {
+            if loadedHistory != nil { materializeHistory() }
+            yield storedRecords
+        }
+        _modify {
+            if loadedHistory != nil { materializeHistory() }
+            yield &storedRecords
+        }
+    }
+    var storedRecords: [ChangeRecord] = []
+    var loadedHistory: LoadedHistory?
+    /// The number of changes, without building records that are still only loaded.
+    var recordCount: Int { loadedHistory?.count ?? storedRecords.count }
+
+    private func materializeHistory() {
+        guard let history = loadedHistory else { return }
+        loadedHistory = nil
+        storedRecords = history.makeRecords()
+    }
     var recordByHash: [ChangeHash: Int] = [:]
     var lastSeq: [Int32: Int] = [:]
     var lastRecordOfActor: [Int32: Int] = [:]

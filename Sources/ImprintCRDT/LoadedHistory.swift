@@ -1,0 +1,44 @@
+/// The change headers of a loaded document, decoded and validated but kept flat.
+///
+/// Opening a document only needs its state (sequences, registers); the history is needed
+/// later, if at all (sync, saving, history views). So `load` decodes and checks every
+/// header and op into these few arrays, and `Document.records` builds the `ChangeRecord`
+/// objects from them on first use. A history of 26,000 changes then costs a handful of
+/// allocations to open instead of ~80,000 (and as few to free).
+struct LoadedHistory {
+    struct Header {
+        var actor: Int32
+        var seq: Int
+        var startOp: Int
+        var opCount: Int
+        var time: Int64
+        /// This change's dependencies are `dependencies[dependencyStart ..< dependencyEnd]`.
+        var dependencyStart: Int32
+        var dependencyEnd: Int32
+
+        var maxOp: Int { startOp + opCount - 1 }
+    }
+
+    var headers: [Header] = []
+    var dependencies: [Int] = []
+    /// Messages by change index (most changes have none).
+    var messages: [Int: String] = [:]
+    /// Map and remove ops with the index of the change they belong to.
+    var ops: [(record: Int, op: Op)] = []
+
+    var count: Int { headers.count }
+
+    /// The `ChangeRecord`s, ops attached (insert ops are rebuilt later, see
+    /// `Document.materializeInserts`).
+    func makeRecords() -> [ChangeRecord] {
+        var records: [ChangeRecord] = []
+        records.reserveCapacity(headers.count)
+        for (i, h) in headers.enumerated() {
+            records.append(ChangeRecord(
+                actor: h.actor, seq: h.seq, startOp: h.startOp, opCount: h.opCount, time: h.time,
+                message: messages[i], deps: Array(dependencies[Int(h.dependencyStart)..<Int(h.dependencyEnd)]), ops: []))
+        }
+        for (r, op) in ops { records[r].ops.append(op) }
+        return records
+    }
+}
