@@ -28,10 +28,13 @@ struct TraceBenchmark: ParsableCommand {
             #if os(Linux)
             _ = glibcMallocTrim(0)
             #endif
-            let (t1, doc) = try Clock.measure { try TraceReplay.replay(trace) }
+            // The contract's apply: every patch as a local edit, then read the text.
+            let (t1, (doc, text)) = try Clock.measure { () -> (Document, String) in
+                let doc = try TraceReplay.replay(trace)
+                return (doc, try TraceReplay.text(of: doc))
+            }
             apply.append(t1)
             if !json { print("rss after replay: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
-            let text = try TraceReplay.text(of: doc)
             finalText = text
             let saved = doc.save()
             saveBytes = saved.count
