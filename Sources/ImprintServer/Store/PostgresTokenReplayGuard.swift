@@ -24,7 +24,7 @@ public final class PostgresTokenReplayGuard: TokenReplayGuard {
         if purge {
             try await client.query("DELETE FROM token_replays WHERE expires_at < \(now)", logger: logger)
         }
-        let key = issuer + "\u{1F}" + jti
+        let key = TokenAdmission.replayKey(issuer: issuer, jti: jti)
         let rows = try await client.query(
             """
             INSERT INTO token_replays (key, expires_at) VALUES (\(key), \(expiry))
