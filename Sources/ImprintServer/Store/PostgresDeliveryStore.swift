@@ -11,19 +11,20 @@ import PostgresNIO
 ///   for the same epoch sees it unchanged; the other sees the new epoch and gets 409;
 /// - a key package is taken with `DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`,
 ///   so concurrent callers never get the same row;
-/// - event rows are inserted under row locks on their recipients (`event_recipients`, held
-///   until COMMIT), so each recipient's event ids become visible in id order and a cursor never
-///   skips a late-committing event; after COMMIT a coalesced `NOTIFY imprint_events` wakes
-///   subscribers on every instance;
+/// - event rows are inserted under per-recipient advisory locks held until COMMIT
+///   (`imprint_lock_event_recipients`), so each recipient's event ids become visible in id
+///   order and a cursor never skips a late-committing event; after COMMIT a coalesced
+///   `NOTIFY imprint_events` wakes subscribers on every instance;
 /// - `sendMessage`, the hot path, is one call of the `imprint_send_message` function: one
 ///   round trip that also records the token's jti (see `PostgresSchema`).
 public final class PostgresDeliveryStore: DeliveryStore {
     static let notificationChannel = "imprint_events"
     static let migrationLockKey: Int64 = 0x1_4D50_5249_4E55
-    /// Pool size. Every request holds a connection for one short transaction (one round trip
-    /// for `sendMessage`), and each connection is a backend process competing for the same
-    /// CPUs, so a few connections per core keep the database busy without thrashing.
-    public static let defaultMaximumConnections = max(4, 4 * ProcessInfo.processInfo.activeProcessorCount)
+    /// Pool size (override with `?pool=N`). Each connection is a backend process competing for
+    /// the same CPUs, so the pool stays small; but a request waiting for a busy convo's row lock
+    /// holds its connection idle, so it must exceed the number of convos written at once.
+    /// 16 on a 2-core machine: 4, 8 and 16 were within noise of each other in the benchmark.
+    public static let defaultMaximumConnections = max(16, 8 * ProcessInfo.processInfo.activeProcessorCount)
 
     let client: PostgresClient
     let logger: Logger
@@ -33,7 +34,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     private let runTask: Task<Void, Never>
     private let listenerTask: Task<Void, Never>
 
-    public init(location: DatabaseLocation.PostgresLocation, logger: Logger, maximumConnections: Int = defaultMaximumConnections) {
+    public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
         var configuration: PostgresClient.Configuration
         if let socket = location.socketDirectory {
             configuration = .init(
@@ -44,7 +45,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 host: location.host, port: location.port, username: location.user, password: location.password,
                 database: location.database, tls: .disable)
         }
-        configuration.options.maximumConnections = maximumConnections
+        configuration.options.maximumConnections = location.poolSize ?? Self.defaultMaximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -338,14 +339,16 @@ public final class PostgresDeliveryStore: DeliveryStore {
     /// One round trip: `imprint_send_message` admits the token, sequences the message and fans
     /// out its event in a single implicit transaction (see `PostgresSchema.sendMessageFunction`).
     public func sendMessage(_ input: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput {
-        let rows = try await client.query(
-            """
-            SELECT r_outcome, r_epoch, r_seq, r_dids, r_providers FROM imprint_send_message(
-                \(token.replayKey), \(token.forgetAfter), \(token.now),
-                \(input.convoId), \(input.sender), \(input.epoch), \(input.messageType.rawValue), \(input.hash), \(input.size),
-                \(input.recordName), \(StoreTime.millis(input.now)), \(RFC3339.string(from: input.now)))
-            """, logger: logger)
-        guard let (outcome, epoch, seq, dids, providers) = try await Self.single((String, Int?, Int?, [String]?, [String]?).self, rows) else {
+        let statement = PostgresSendMessageStatement(
+            replayKey: token.replayKey, replayExpiry: token.forgetAfter, nowSeconds: token.now,
+            convoId: input.convoId, sender: input.sender, epoch: input.epoch, messageType: input.messageType.rawValue,
+            hash: input.hash, size: input.size, recordName: input.recordName,
+            sentAt: StoreTime.millis(input.now), sentAtText: RFC3339.string(from: input.now))
+        var result: PostgresSendMessageStatement.Row?
+        for try await row in try await client.execute(statement, logger: logger) where result == nil {
+            result = row
+        }
+        guard let (outcome, epoch, seq, dids, providers) = result else {
             throw PostgresStoreError.noResult("imprint_send_message")
         }
         switch outcome {
@@ -409,8 +412,8 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     // MARK: Events
 
-    /// Inserts event rows, after locking every recipient's `event_recipients` row (ascending,
-    /// held to COMMIT) so each recipient's ids commit in order.
+    /// Inserts event rows, after `imprint_lock_event_recipients` locked every recipient (held
+    /// to COMMIT) so each recipient's ids commit in order. Call it once per transaction.
     func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
         let everyone = Set(events.flatMap(\.recipients)).sorted()
         try await connection.query("SELECT imprint_lock_event_recipients(\(everyone)::TEXT[])", logger: logger)

@@ -77,34 +77,50 @@ enum PostgresSchema {
             "CREATE UNLOGGED TABLE token_replays (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
         ]),
         (3, [
-            // One row per DID that ever receives events: the lock that orders its event ids
-            // (replaces the global event lock; see imprint_lock_event_recipients).
-            "CREATE TABLE event_recipients (recipient TEXT PRIMARY KEY)",
-            "INSERT INTO event_recipients (recipient) SELECT DISTINCT did FROM members ON CONFLICT DO NOTHING",
-            "INSERT INTO event_recipients (recipient) SELECT DISTINCT recipient FROM events ON CONFLICT DO NOTHING",
+            // Subscriptions read `recipient = $1 AND id > cursor`: one index serves them and
+            // keeps ids unique (the sequence already does), instead of two per event row.
+            "ALTER TABLE events DROP CONSTRAINT events_pkey",
+            "ALTER TABLE events ADD PRIMARY KEY (recipient, id)",
+            "DROP INDEX events_by_recipient",
             lockEventRecipientsFunction,
             sendMessageFunction,
         ]),
     ]
 
-    /// Called before a transaction inserts event rows for `p_recipients`, after its convo row
-    /// lock: row-locks each recipient's `event_recipients` row (creating missing ones) in
-    /// ascending order, held until COMMIT. Event ids come from one sequence and are drawn at
-    /// insert time, so without this two transactions could commit one recipient's ids out of
-    /// order and a subscriber reading in between would move its cursor past the late one.
-    /// With it, the transactions writing events for one recipient run their event inserts and
-    /// commits one at a time, so that recipient's ids become visible in ascending order, which
-    /// is all a subscription (`recipient = $1 AND id > cursor`) needs. Transactions for
-    /// disjoint recipients no longer wait for each other. Every transaction takes its one
-    /// convo lock first and these locks last, in one global order, so they cannot deadlock.
+    /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space
+    /// apart from the one-key locks used for migrations).
+    static let fanOutLockSpace: Int32 = 0x494D_5046  // "IMPF": (space, 0) guards all fan-out
+    static let recipientLockSpace: Int32 = 0x494D_5052  // "IMPR": (space, hashtext(did)) per recipient
+    /// Above this many recipients a transaction takes the fan-out lock exclusively instead of
+    /// one lock per recipient, so no transaction needs more than this many lock-table slots.
+    static let maxRecipientLocks = 32
+
+    /// Called before a transaction inserts event rows for `p_recipients` (after its convo row
+    /// lock, once per transaction): takes transaction-scoped advisory locks, held until COMMIT.
+    ///
+    /// Event ids come from one sequence and are drawn at insert time, so without a lock two
+    /// transactions could commit one recipient's ids out of order, and a subscriber reading in
+    /// between would move its cursor past the late one. Here every transaction writing events
+    /// for a recipient holds that recipient's lock from its event inserts through COMMIT, so a
+    /// recipient's ids become visible in ascending order, which is all a subscription
+    /// (`recipient = $1 AND id > cursor`) needs; transactions for disjoint recipients run in
+    /// parallel. (The lock key is a 32-bit hash of the DID: a collision only serializes two
+    /// recipients that need not be.) A transaction with more than `maxRecipientLocks`
+    /// recipients takes the fan-out lock exclusively instead; the others hold it shared.
+    /// Locks are taken in one global order (fan-out lock, then recipient keys ascending),
+    /// after the single convo row lock, so they cannot deadlock. Advisory locks live in shared
+    /// memory: unlike row locks they write nothing to tables or WAL.
     static let lockEventRecipientsFunction = """
         CREATE OR REPLACE FUNCTION imprint_lock_event_recipients(p_recipients TEXT[]) RETURNS void
         LANGUAGE plpgsql AS $$
         BEGIN
-            INSERT INTO event_recipients (recipient)
-            SELECT DISTINCT r FROM unnest(p_recipients) AS r ORDER BY r
-            ON CONFLICT (recipient) DO NOTHING;
-            PERFORM 1 FROM event_recipients WHERE recipient = ANY (p_recipients) ORDER BY recipient FOR UPDATE;
+            IF cardinality(p_recipients) > \(maxRecipientLocks) THEN
+                PERFORM pg_advisory_xact_lock(\(fanOutLockSpace), 0);
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock_shared(\(fanOutLockSpace), 0);
+            PERFORM pg_advisory_xact_lock(\(recipientLockSpace), s.k)
+            FROM (SELECT DISTINCT hashtext(r) AS k FROM unnest(p_recipients) AS r ORDER BY 1) AS s;
         END
         $$
         """
