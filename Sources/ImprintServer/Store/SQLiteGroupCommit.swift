@@ -28,6 +28,7 @@ final class SQLiteGroupCommit: Sendable {
     private struct State {
         var pending: [Job] = []
         var draining = false
+        var transactions = 0
     }
 
     private let writer: DatabasePool
@@ -85,9 +86,16 @@ final class SQLiteGroupCommit: Sendable {
                 for job in batch { job.fail(error) }
                 continue
             }
+            state.withLockedValue { $0.transactions += 1 }
             for answer in answers { answer() }
         }
     }
+
+    /// Work queued and not yet taken by a drain.
+    var pendingCount: Int { state.withLockedValue { $0.pending.count } }
+
+    /// Group transactions committed so far (each holding one or more pieces of work).
+    var committedTransactions: Int { state.withLockedValue { $0.transactions } }
 
     private func nextBatch() -> [Job]? {
         state.withLockedValue { state in
