@@ -29,7 +29,8 @@ public final class PostgresDeliveryStore: DeliveryStore {
     let client: PostgresClient
     let logger: Logger
     public let eventBell = EventBell()
-    public let tokenReplayGuard: any TokenReplayGuard
+    public var tokenReplayGuard: any TokenReplayGuard { replayGuard }
+    let replayGuard: PostgresTokenReplayGuard
     let notifier: PostgresEventNotifier
     private let runTask: Task<Void, Never>
     private let listenerTask: Task<Void, Never>
@@ -49,7 +50,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        tokenReplayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
+        replayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
         notifier = PostgresEventNotifier(client: client, channel: Self.notificationChannel, logger: logger)
         runTask = Task { await client.run() }
         let bell = eventBell
@@ -339,6 +340,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     /// One round trip: `imprint_send_message` admits the token, sequences the message and fans
     /// out its event in a single implicit transaction (see `PostgresSchema.sendMessageFunction`).
     public func sendMessage(_ input: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput {
+        try await replayGuard.purgeExpiredIfDue(now: token.now)
         let statement = PostgresSendMessageStatement(
             replayKey: token.replayKey, replayExpiry: token.forgetAfter, nowSeconds: token.now,
             convoId: input.convoId, sender: input.sender, epoch: input.epoch, messageType: input.messageType.rawValue,
