@@ -68,7 +68,11 @@ public struct ServiceAuthVerifier: Sendable {
         guard claims.exp - claims.iat <= Self.maxLifetime else { throw DeliveryError.invalidToken("lifetime over 300 s") }
         guard claims.iat <= seconds + Self.clockSkew else { throw DeliveryError.invalidToken("token not yet valid") }
         guard claims.exp + Self.clockSkew > seconds else { throw DeliveryError.invalidToken("token expired") }
-        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw DeliveryError.invalidToken("bad jti") }
+        // Bounded and without control characters, so every replay guard can store it
+        // (PostgreSQL text refuses NUL: a NUL in a validly signed jti used to be a 500).
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256,
+              claims.jti.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw DeliveryError.invalidToken("bad jti") }
         return TokenAdmission(issuer: claims.iss, jti: claims.jti, forgetAfter: claims.exp + Self.clockSkew, now: seconds)
     }
 
