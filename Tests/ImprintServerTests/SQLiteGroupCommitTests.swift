@@ -107,4 +107,22 @@ import Testing
         // The writer is usable again afterwards.
         #expect(try await commit.write { db in try db.execute(sql: "INSERT INTO rows (n) VALUES (100)"); return 1 } == 1)
     }
+
+    @Test func aPieceThatEndsTheWholeTransactionFailsTheBatch() async throws {
+        let pool = try Self.makePool()
+        let commit = SQLiteGroupCommit(writer: pool)
+        // Piece 2 ends the transaction as SQLite does on SQLITE_FULL or an I/O error: the pieces
+        // before it are rolled back with it, and those after it must not run on without one.
+        let results = await Self.runBatched(commit, count: 5) { n, db in
+            try db.execute(sql: "INSERT INTO rows (n) VALUES (?)", arguments: [n])
+            if n == 2 { try db.execute(sql: "ROLLBACK") }
+            return n
+        }
+        for n in 0..<5 {
+            if case .success = results[n] { Issue.record("piece \(n) succeeded") }
+        }
+        let stored = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rows") }
+        #expect(stored == 0)
+        #expect(try await commit.write { db in try db.execute(sql: "INSERT INTO rows (n) VALUES (100)"); return 1 } == 1)
+    }
 }

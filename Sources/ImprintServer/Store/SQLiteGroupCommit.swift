@@ -79,7 +79,14 @@ final class SQLiteGroupCommit: Sendable {
             answers.reserveCapacity(batch.count)
             do {
                 try db.inTransaction(.immediate) {
-                    for job in batch { answers.append(job.run(db)) }
+                    for job in batch {
+                        answers.append(job.run(db))
+                        // Some errors (SQLITE_FULL, I/O errors) make SQLite roll back the whole
+                        // transaction, not just the savepoint: the earlier pieces are gone too,
+                        // so the batch fails as a whole. (GRDB would also refuse the later
+                        // pieces' statements and the COMMIT; this stops at once and says why.)
+                        guard db.isInsideTransaction else { throw GroupCommitError.transactionAborted }
+                    }
                     return .commit
                 }
             } catch {
@@ -116,4 +123,6 @@ struct GroupCommitError: Error, Hashable, Sendable {
     var code: String
     /// The work returned without a value and without throwing (cannot happen with GRDB's savepoints).
     static let noResult = GroupCommitError(code: "noResult")
+    /// SQLite rolled back the batch's whole transaction while running one piece of it.
+    static let transactionAborted = GroupCommitError(code: "transactionAborted")
 }
