@@ -3,6 +3,7 @@ import PostgresNIO
 /// The call of `imprint_send_message` as a prepared statement: each pooled connection parses
 /// and plans it once, and every later `sendMessage` sends only Bind/Execute (still one round trip).
 struct PostgresSendMessageStatement: PostgresPreparedStatement {
+    /// Connections cache the prepared statement by this name: change it whenever `sql` changes.
     static let name = "imprint_send_message_v1"
     static let sql = """
         SELECT r_outcome, r_epoch, r_seq, r_dids, r_providers
