@@ -1,6 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Closed-loop load: `connections` workers each send their next request as soon as the last
 /// answer arrives, until `total` requests are done. Requests are prepared up front (tokens are
@@ -11,8 +14,15 @@ struct LoadRun: Sendable {
         var failures: Int
         var seconds: Double
         var latencies: [Double]
+        /// CPU time (user + system) this process used during the run: the in-process server and
+        /// the load generator together, not a database server in another process.
+        var cpuSeconds: Double
 
         var requestsPerSecond: Double { Double(requests) / seconds }
+
+        /// This process's CPU time per request, in microseconds. Unlike throughput it does not
+        /// depend on how much of a shared machine the run got.
+        var cpuMicrosecondsPerRequest: Double { requests == 0 ? 0 : cpuSeconds * 1e6 / Double(requests) }
 
         func percentile(_ p: Double) -> Double {
             guard !latencies.isEmpty else { return 0 }
@@ -24,6 +34,7 @@ struct LoadRun: Sendable {
     let client: HTTPClient
 
     func run(workers: [[HTTPClientRequest]]) async throws -> Result {
+        let cpuAtStart = Self.processCPUSeconds()
         let start = ContinuousClock.now
         let perWorker = try await withThrowingTaskGroup(of: (Int, [Double]).self) { group in
             for requests in workers {
@@ -45,10 +56,19 @@ struct LoadRun: Sendable {
             return try await group.reduce(into: [(Int, [Double])]()) { $0.append($1) }
         }
         let elapsed = ContinuousClock.now - start
+        let cpu = Self.processCPUSeconds() - cpuAtStart
         let latencies = perWorker.flatMap(\.1)
         return Result(
             requests: latencies.count, failures: perWorker.map(\.0).reduce(0, +),
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            latencies: latencies)
+            latencies: latencies, cpuSeconds: cpu)
+    }
+
+    /// User + system CPU seconds used by this process so far (`getrusage(RUSAGE_SELF)`; Linux).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

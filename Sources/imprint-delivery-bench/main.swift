@@ -112,6 +112,7 @@ struct DeliveryBench: AsyncParsableCommand {
                 "ratio": (sent.requestsPerSecond / ceiling.requestsPerSecond * 1000).rounded() / 1000,
                 "send_p50_ms": (sent.percentile(0.5) * 100).rounded() / 100, "send_p99_ms": (sent.percentile(0.99) * 100).rounded() / 100,
                 "health_p50_ms": (ceiling.percentile(0.5) * 100).rounded() / 100,
+                "health_cpu_us": ceiling.cpuMicrosecondsPerRequest.rounded(), "send_cpu_us": sent.cpuMicrosecondsPerRequest.rounded(),
                 "send_failures": sent.failures, "health_failures": ceiling.failures, "seq_gapless": gapless,
             ]
             if json {

@@ -68,6 +68,10 @@ import Testing
             forged.iss = "did:plc:abcdefghijklmnop"
             return "Bearer " + (try signer.sign(header: ServiceAuthHeader(alg: "EdDSA"), claims: forged))
         },
+        HostileToken(name: "jti with a NUL", expectedError: "InvalidToken") { signer in
+            // Validly signed, but a jti the replay guard could not store (PostgreSQL text refuses NUL).
+            "Bearer " + (try signer.sign(header: ServiceAuthHeader(alg: "EdDSA"), claims: claims(signer, jti: "a\u{0}b")))
+        },
         HostileToken(name: "did:key that is not Ed25519", expectedError: "InvalidToken") { signer in
             var forged = claims(signer)
             forged.iss = "did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme"

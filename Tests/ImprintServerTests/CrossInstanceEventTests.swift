@@ -68,4 +68,37 @@ struct CrossInstanceReplayTests {
             throw error
         }
     }
+
+    /// sendMessage admits its token inside the store's single statement: still exact across
+    /// instances, for accepted and for refused requests.
+    @Test func aSendMessageTokenSpentOnOneInstanceIsAReplayOnAnother() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        do {
+            let fixture = try await ConvoFixture.make(on: first, extraMembers: 1)
+            let valid = try SendMessageTokenTests.body(fixture.convoId, epoch: fixture.epoch, 1)
+            let accepted = try SendMessageTokenTests.token(fixture.owner.signer)
+            #expect(try await SendMessageTokenTests.send(first, token: accepted, body: valid).status == 200)
+            let replayed = try await SendMessageTokenTests.send(second, token: accepted, body: valid)
+            #expect(replayed.status == 401)
+            #expect(replayed.errorBody?.message.contains("replayed") == true)
+
+            let refused = try SendMessageTokenTests.token(fixture.owner.signer)
+            let stale = try SendMessageTokenTests.body(fixture.convoId, epoch: fixture.epoch + 1, 2)
+            #expect(try await SendMessageTokenTests.send(first, token: refused, body: stale).status == 409)
+            let retried = try await SendMessageTokenTests.send(second, token: refused, body: valid)
+            #expect(retried.status == 401)
+            #expect(retried.errorBody?.message.contains("replayed") == true)
+
+            let stored = try await second.client(fixture.owner.signer).getMessages(convoId: fixture.convoId).messages
+            #expect(stored.map(\.seq) == [1, 2])
+            try await first.stop()
+            try await second.stop()
+        } catch {
+            try? await first.stop()
+            try? await second.stop()
+            throw error
+        }
+    }
 }

@@ -26,6 +26,37 @@ import Testing
         }
     }
 
+    /// Concurrent writes share transactions on SQLite (group commit) and run in parallel on
+    /// PostgreSQL; refused sends mixed among them must not disturb the accepted ones.
+    @Test(arguments: StoreKind.available)
+    func refusedSendsAmongConcurrentOnesFailAloneAndLeaveNoGap(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 3)
+            let senders = [fixture.owner] + fixture.members
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Int?).self) { group in
+                for n in 0..<120 {
+                    group.addTask {
+                        let stale = n % 4 == 1
+                        do {
+                            let seq = try await senders[n % senders.count].sendMessage(SendMessageInput(
+                                convoId: fixture.convoId, epoch: stale ? fixture.epoch + 9 : fixture.epoch, messageType: .app,
+                                hash: fakeHash(n), size: n)).seq
+                            return (n, seq)
+                        } catch let error as DeliveryServiceError where stale && error.status == 409 && error.name == "EpochMismatch" {
+                            #expect(error.body.currentEpoch == fixture.epoch)
+                            return (n, nil)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [(Int, Int?)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0.1 == nil }.map(\.0).sorted() == (0..<120).filter { $0 % 4 == 1 })
+            #expect(outcomes.compactMap(\.1).sorted() == Array(2...91))
+            let stored = try await fixture.owner.getMessages(convoId: fixture.convoId, limit: 1000).messages
+            #expect(stored.map(\.seq) == Array(1...91))
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func racingCommitsForOneEpochHaveExactlyOneWinner(kind: StoreKind) async throws {
         try await withServer(kind) { server in

@@ -8,14 +8,18 @@ public protocol DIDResolver: Sendable {
     func signingKey(for did: String) async throws -> Curve25519.Signing.PublicKey?
 }
 
-/// Resolves `did:key` Ed25519 DIDs with no network.
+/// Resolves `did:key` Ed25519 DIDs with no network. Decoding the base58 key and loading it
+/// costs more than a hash lookup, and a caller sends many requests, so keys are memoized
+/// (valid ones only: a garbled DID is rejected anew each time).
 public struct DIDKeyResolver: DIDResolver {
+    private let keys = BoundedCache<String, Curve25519.Signing.PublicKey>(capacity: 10_000)
+
     public init() {}
 
     public func signingKey(for did: String) async throws -> Curve25519.Signing.PublicKey? {
         guard did.hasPrefix("did:key:") else { return nil }
         do {
-            return try DIDKey(did: did).publicKey
+            return try keys.value(for: did) { try DIDKey(did: did).publicKey }
         } catch {
             throw DeliveryError.invalidToken("iss is not a valid Ed25519 did:key")
         }

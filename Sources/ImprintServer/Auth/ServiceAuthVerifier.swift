@@ -13,6 +13,8 @@ public struct ServiceAuthVerifier: Sendable {
     public let serviceDID: String
     public let resolver: any DIDResolver
     public let replayGuard: any TokenReplayGuard
+    /// Decoded header segments (nil: garbled), so the common header is parsed once.
+    private let headers = BoundedCache<String, ServiceAuthHeader?>(capacity: 64)
 
     public init(
         serviceDID: String, replayGuard: any TokenReplayGuard,
@@ -23,24 +25,32 @@ public struct ServiceAuthVerifier: Sendable {
         self.replayGuard = replayGuard
     }
 
-    /// The caller DID, or a 401 `DeliveryError`.
+    /// The caller DID, or a 401 `DeliveryError`: `verify`, then `admit` the token.
     public func authenticate(authorization: String?, method: DeliveryMethod, now: Date = Date()) async throws -> String {
+        let token = try await verify(authorization: authorization, method: method, now: now)
+        try await token.admit(with: replayGuard)
+        return token.issuer
+    }
+
+    /// Every check except the replay guard: the caller must `admit` the result (or have the store
+    /// admit it in the same transaction as its work) before acting on the request.
+    public func verify(authorization: String?, method: DeliveryMethod, now: Date = Date()) async throws -> TokenAdmission {
         guard let authorization, !authorization.isEmpty else { throw DeliveryError.authRequired() }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw DeliveryError.authRequired("expected a Bearer token")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        let token = Self.trimmingBlanks(parts[1])
         guard token.utf8.count <= Self.maxTokenLength else { throw DeliveryError.invalidToken("token too long") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3 else { throw DeliveryError.invalidToken("not a compact JWS") }
-        guard let headerBytes = Base64URL.decode(segments[0]),
-              let header = try? JSONDecoder().decode(ServiceAuthHeader.self, from: headerBytes)
-        else { throw DeliveryError.invalidToken("garbled header") }
+        guard let header = headers.value(for: String(segments[0]), make: { Self.decodeHeader(segments[0]) }) else {
+            throw DeliveryError.invalidToken("garbled header")
+        }
         guard header.alg == "EdDSA" else { throw DeliveryError.invalidToken("unsupported alg") }
         guard header.typ == nil || header.typ == "JWT" else { throw DeliveryError.invalidToken("unsupported typ") }
         guard let claimsBytes = Base64URL.decode(segments[1]),
-              let claims = try? JSONDecoder().decode(ServiceAuthClaims.self, from: claimsBytes)
+              let claims = try? Self.jsonDecoder.decode(ServiceAuthClaims.self, from: claimsBytes)
         else { throw DeliveryError.invalidToken("garbled claims") }
         guard let signature = Base64URL.decode(segments[2]), signature.count == 64 else {
             throw DeliveryError.invalidToken("garbled signature")
@@ -58,10 +68,30 @@ public struct ServiceAuthVerifier: Sendable {
         guard claims.exp - claims.iat <= Self.maxLifetime else { throw DeliveryError.invalidToken("lifetime over 300 s") }
         guard claims.iat <= seconds + Self.clockSkew else { throw DeliveryError.invalidToken("token not yet valid") }
         guard claims.exp + Self.clockSkew > seconds else { throw DeliveryError.invalidToken("token expired") }
-        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw DeliveryError.invalidToken("bad jti") }
-        guard try await replayGuard.admit(issuer: claims.iss, jti: claims.jti, forgetAfter: claims.exp + Self.clockSkew, now: seconds) else {
-            throw DeliveryError.invalidToken("token replayed")
-        }
-        return claims.iss
+        // Bounded and without control characters, so every replay guard can store it
+        // (PostgreSQL text refuses NUL: a NUL in a validly signed jti used to be a 500).
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256,
+              claims.jti.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw DeliveryError.invalidToken("bad jti") }
+        return TokenAdmission(issuer: claims.iss, jti: claims.jti, forgetAfter: claims.exp + Self.clockSkew, now: seconds)
+    }
+
+    /// A header segment decoded, or nil when it is not base64url JSON of the right shape.
+    /// Clients send the same few header segments over and over, so results are memoized.
+    static func decodeHeader(_ segment: Substring) -> ServiceAuthHeader? {
+        guard let bytes = Base64URL.decode(segment) else { return nil }
+        return try? jsonDecoder.decode(ServiceAuthHeader.self, from: bytes)
+    }
+
+    /// Header and claims use plain JSON (no dates or bytes), so one shared decoder serves all requests.
+    private static let jsonDecoder = JSONDecoder()
+
+    /// `text` without leading and trailing spaces and tabs, without a round trip through
+    /// `NSString`. (Other blanks are left in place and make the token fail to decode.)
+    static func trimmingBlanks(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
     }
 }

@@ -15,7 +15,7 @@ public final class TokenReplayCache: Sendable {
 
     /// Records the pair; false when it was already recorded (a replay) or the cache is full.
     public func admit(issuer: String, jti: String, forgetAfter expiry: Int64, now: Int64) -> Bool {
-        let key = issuer + "\u{1F}" + jti
+        let key = TokenAdmission.replayKey(issuer: issuer, jti: jti)
         return state.withLockedValue { state in
             if now >= state.nextPurge || state.expiries.count >= capacity {
                 state.expiries = state.expiries.filter { $0.value >= now }

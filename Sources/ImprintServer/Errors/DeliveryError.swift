@@ -46,6 +46,8 @@ public struct DeliveryError: Error, HTTPResponseError, Sendable, Equatable, Cust
     public static func invalidToken(_ message: String) -> Self {
         .init(status: .unauthorized, name: "InvalidToken", message: message)
     }
+    /// A token whose `(iss, jti)` was accepted before, by this or another instance.
+    public static func tokenReplayed() -> Self { invalidToken("token replayed") }
     public static func notMember(_ convoId: String) -> Self {
         .init(status: .forbidden, name: "NotMember", message: "caller is not a member of convo \(convoId)")
     }

@@ -21,10 +21,12 @@ struct DeliveryAPI: Sendable {
         for method in DeliveryMethod.allCases {
             let handler: @Sendable (Request, DeliveryRequestContext) async throws -> Response = { request, context in
                 context.annotations.route = method.rawValue
-                let caller = try await verifier.authenticate(authorization: request.headers[.authorization], method: method)
-                context.annotations.caller = caller
-                guard rateLimiter.admit(caller) else { throw DeliveryError.rateLimited() }
-                return try await handle(method, caller: caller, request: request)
+                let token = try await verifier.verify(authorization: request.headers[.authorization], method: method)
+                context.annotations.caller = token.issuer
+                if method == .sendMessage { return try await sendMessage(token, request: request) }
+                try await token.admit(with: verifier.replayGuard)
+                guard rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
+                return try await handle(method, caller: token.issuer, request: request)
             }
             if method.isProcedure {
                 router.post(RouterPath(method.path), use: handler)
@@ -116,15 +118,8 @@ struct DeliveryAPI: Sendable {
             return try json(EmptyOutput())
 
         case .sendMessage:
-            let input = try await body(SendMessageInput.self, request)
-            try InputRules.convoId(input.convoId)
-            try InputRules.epoch(input.epoch)
-            try InputRules.hash(input.hash)
-            guard input.size >= 0 else { throw DeliveryError.invalidRequest("size must not be negative") }
-            if let name = input.recordName { try InputRules.text(name, field: "recordName", maxBytes: 512) }
-            return try json(try await store.sendMessage(NewMessage(
-                convoId: input.convoId, sender: caller, epoch: input.epoch, messageType: input.messageType, hash: input.hash,
-                size: input.size, recordName: input.recordName, now: now)))
+            // Routed to sendMessage(_:request:) before the token is admitted; never reached.
+            throw DeliveryError.internalError()
 
         case .getMessages:
             let query = try self.query(request, allowed: ["convoId", "sinceSeq", "limit"])
@@ -155,6 +150,30 @@ struct DeliveryAPI: Sendable {
             return EventStreamResponder(store: store, metrics: metrics, heartbeat: configuration.eventHeartbeat)
                 .response(recipient: caller, after: cursor)
         }
+    }
+
+    /// `sendMessage`, the hot path: the token's jti is admitted by the store in the same
+    /// transaction as the message (one database round trip on PostgreSQL). When the request
+    /// fails before reaching the store, the token is admitted here first, so a rejected request
+    /// still uses its token up and a replayed one is reported as a replay, as for other methods.
+    private func sendMessage(_ token: TokenAdmission, request: Request) async throws -> Response {
+        let message: NewMessage
+        do {
+            guard rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
+            let input = try await body(SendMessageInput.self, request)
+            try InputRules.convoId(input.convoId)
+            try InputRules.epoch(input.epoch)
+            try InputRules.hash(input.hash)
+            guard input.size >= 0 else { throw DeliveryError.invalidRequest("size must not be negative") }
+            if let name = input.recordName { try InputRules.text(name, field: "recordName", maxBytes: 512) }
+            message = NewMessage(
+                convoId: input.convoId, sender: token.issuer, epoch: input.epoch, messageType: input.messageType,
+                hash: input.hash, size: input.size, recordName: input.recordName, now: Date())
+        } catch {
+            try await token.admit(with: verifier.replayGuard)
+            throw error
+        }
+        return try json(try await store.sendMessage(message, admitting: token))
     }
 
     // MARK: Input and output

@@ -18,10 +18,20 @@ enum InputRules {
         else { throw DeliveryError.invalidRequest("\(field) is not a DID") }
     }
 
+    /// Checked on every message, so byte by byte (any non-ASCII byte is outside the set).
     static func convoId(_ id: String) throws {
-        guard (1...128).contains(id.utf8.count),
-              id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._~:-".unicodeScalars.contains($0)) })
+        guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy(isConvoIdByte)
         else { throw DeliveryError.invalidRequest("convoId must be 1-128 characters of [A-Za-z0-9._~:-]") }
+    }
+
+    private static func isConvoIdByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
     }
 
     static func hash(_ hash: String) throws {

@@ -35,16 +35,27 @@ struct RequestLogMiddleware: RouterMiddleware {
         let route = context.annotations.route ?? "unmatched"
         metrics.recordRequest(route: route, status: Int(response.status.code), duration: duration)
         if let errorName { metrics.recordRejection(errorName) }
+        // The metadata is an autoclosure argument: built only when info lines are logged.
+        logger.info(
+            "request",
+            metadata: Self.metadata(
+                request: request, route: route, status: response.status.code, duration: duration,
+                caller: context.annotations.caller, errorName: errorName))
+        return response
+    }
+
+    static func metadata(
+        request: Request, route: String, status: Int, duration: Duration, caller: String?, errorName: String?
+    ) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)",
             "route": "\(route)",
-            "status": "\(response.status.code)",
+            "status": "\(status)",
             "ms": "\(String(format: "%.3f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
         ]
-        if let caller = context.annotations.caller { metadata["did"] = "\(caller)" }
+        if let caller { metadata["did"] = "\(caller)" }
         if let errorName { metadata["error"] = "\(errorName)" }
-        logger.info("request", metadata: metadata)
-        return response
+        return metadata
     }
 
     private func map(_ error: HTTPError, path: String) -> DeliveryError {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where the store lives, as given by `--db`: `sqlite:<path>` or `postgres://user@host:port/db`.
+/// Where the store lives, as given by `--db`: `sqlite:<path>` or `postgres://user@host:port/db`
+/// (query options: `host=/socket/dir` for a Unix socket, `pool=N` for the connection pool size).
 public enum DatabaseLocation: Sendable, Equatable {
     case sqlite(path: String)
     case postgres(PostgresLocation)
@@ -13,6 +14,8 @@ public enum DatabaseLocation: Sendable, Equatable {
         public var database: String
         /// A directory holding the server's Unix socket (`?host=/path` form), used instead of TCP.
         public var socketDirectory: String?
+        /// Connections this instance keeps at most (`?pool=N`); nil: `PostgresDeliveryStore.defaultMaximumConnections`.
+        public var poolSize: Int?
     }
 
     public struct ParseError: Error, Equatable, CustomStringConvertible {
@@ -32,8 +35,13 @@ public enum DatabaseLocation: Sendable, Equatable {
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw ParseError(description: "postgres URL needs a database name") }
         let socket = components.queryItems?.first(where: { $0.name == "host" })?.value
+        var poolSize: Int?
+        if let text = components.queryItems?.first(where: { $0.name == "pool" })?.value {
+            guard let size = Int(text), (1...1000).contains(size) else { throw ParseError(description: "pool must be 1...1000") }
+            poolSize = size
+        }
         self = .postgres(PostgresLocation(
             user: components.user ?? "postgres", password: components.password, host: components.host ?? "127.0.0.1",
-            port: components.port ?? 5432, database: database, socketDirectory: socket))
+            port: components.port ?? 5432, database: database, socketDirectory: socket, poolSize: poolSize))
     }
 }

@@ -28,7 +28,10 @@ public protocol DeliveryStore: Sendable {
     func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput?
     func deleteWelcome(convoId: String, did: String) async throws
 
-    func sendMessage(_ message: NewMessage) async throws -> SendMessageOutput
+    /// Sequences `message`. `token` (the request's verified service-auth token) is admitted
+    /// by `tokenReplayGuard`'s rules before anything else and stays admitted even when the
+    /// message is then refused; a replay throws `DeliveryError.tokenReplayed()` and changes nothing.
+    func sendMessage(_ message: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput
     func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView]
 
     func registerStorage(did: String, provider: StorageProvider) async throws

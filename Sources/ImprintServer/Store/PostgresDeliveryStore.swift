@@ -11,18 +11,27 @@ import PostgresNIO
 ///   for the same epoch sees it unchanged; the other sees the new epoch and gets 409;
 /// - a key package is taken with `DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`,
 ///   so concurrent callers never get the same row;
-/// - event rows are inserted under a transaction-scoped advisory lock held until COMMIT, so
-///   event ids become visible in id order and a cursor never skips a late-committing event;
-///   `NOTIFY imprint_events` (delivered on COMMIT) wakes subscribers on every instance.
+/// - event rows are inserted under per-recipient advisory locks held until COMMIT
+///   (`imprint_lock_event_recipients`), so each recipient's event ids become visible in id
+///   order and a cursor never skips a late-committing event; after COMMIT a coalesced
+///   `NOTIFY imprint_events` wakes subscribers on every instance;
+/// - `sendMessage`, the hot path, is one call of the `imprint_send_message` function: one
+///   round trip that also records the token's jti (see `PostgresSchema`).
 public final class PostgresDeliveryStore: DeliveryStore {
     static let notificationChannel = "imprint_events"
-    static let eventLockKey: Int64 = 0x1_4D50_5249_4E54  // "IMPRINT"
     static let migrationLockKey: Int64 = 0x1_4D50_5249_4E55
+    /// Pool size (override with `?pool=N`). Each connection is a backend process competing for
+    /// the same CPUs, so the pool stays small; but a request waiting for a busy convo's row lock
+    /// holds its connection idle, so it must exceed the number of convos written at once.
+    /// 16 on a 2-core machine: 4, 8 and 16 were within noise of each other in the benchmark.
+    public static let defaultMaximumConnections = max(16, 8 * ProcessInfo.processInfo.activeProcessorCount)
 
     let client: PostgresClient
     let logger: Logger
     public let eventBell = EventBell()
-    public let tokenReplayGuard: any TokenReplayGuard
+    public var tokenReplayGuard: any TokenReplayGuard { replayGuard }
+    let replayGuard: PostgresTokenReplayGuard
+    let notifier: PostgresEventNotifier
     private let runTask: Task<Void, Never>
     private let listenerTask: Task<Void, Never>
 
@@ -37,11 +46,12 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 host: location.host, port: location.port, username: location.user, password: location.password,
                 database: location.database, tls: .disable)
         }
-        configuration.options.maximumConnections = 40
+        configuration.options.maximumConnections = location.poolSize ?? Self.defaultMaximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        tokenReplayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
+        replayGuard = PostgresTokenReplayGuard(client: client, logger: logger)
+        notifier = PostgresEventNotifier(client: client, channel: Self.notificationChannel, logger: logger)
         runTask = Task { await client.run() }
         let bell = eventBell
         listenerTask = Task {
@@ -271,7 +281,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             try await self.append(connection, events: events, now: now)
             return advance
         }
-        eventBell.ring()
+        eventsCommitted()
         return result
     }
 
@@ -296,7 +306,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             ], now: StoreTime.millis(change.now))
             return advance
         }
-        eventBell.ring()
+        eventsCommitted()
         return result
     }
 
@@ -310,7 +320,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
             ], now: StoreTime.millis(now))
         }
-        eventBell.ring()
+        eventsCommitted()
     }
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
@@ -327,35 +337,40 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     // MARK: Messages
 
-    public func sendMessage(_ input: NewMessage) async throws -> SendMessageOutput {
-        let result = try await transaction { connection in
-            let current = try await self.lockMemberConvo(connection, convoId: input.convoId, caller: input.sender)
-            guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
-            let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
-            let message = MessageView(
-                seq: current.lastSeq + 1, epoch: current.epoch, sender: input.sender, messageType: input.messageType,
-                hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
-            try await self.advance(connection, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
-            var recipients: [Recipient] = []
-            var members: [String] = []
-            for try await (did, provider) in try await connection.query(
-                """
-                SELECT m.did, s.provider FROM members m LEFT JOIN storage_providers s ON s.did = m.did
-                WHERE m.convo_id = \(input.convoId) AND m.active ORDER BY m.did
-                """, logger: self.logger
-            ).decode((String, String?).self) {
-                members.append(did)
-                guard did != input.sender else { continue }
-                let storage = provider.flatMap { try? WireJSON.decoder().decode(StorageProvider.self, from: Data($0.utf8)) } ?? .defaultProvider
-                recipients.append(Recipient(did: did, storage: storage))
-            }
-            try await self.append(connection, events: [
-                PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: members)
-            ], now: StoreTime.millis(input.now))
-            return SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now)
+    /// One round trip: `imprint_send_message` admits the token, sequences the message and fans
+    /// out its event in a single implicit transaction (see `PostgresSchema.sendMessageFunction`).
+    public func sendMessage(_ input: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput {
+        try await replayGuard.purgeExpiredIfDue(now: token.now)
+        let statement = PostgresSendMessageStatement(
+            replayKey: token.replayKey, replayExpiry: token.forgetAfter, nowSeconds: token.now,
+            convoId: input.convoId, sender: input.sender, epoch: input.epoch, messageType: input.messageType.rawValue,
+            hash: input.hash, size: input.size, recordName: input.recordName,
+            sentAt: StoreTime.millis(input.now), sentAtText: RFC3339.string(from: input.now))
+        var result: PostgresSendMessageStatement.Row?
+        for try await row in try await client.execute(statement, logger: logger) where result == nil {
+            result = row
         }
-        eventBell.ring()
-        return result
+        guard let (outcome, epoch, seq, dids, providers) = result else {
+            throw PostgresStoreError.noResult("imprint_send_message")
+        }
+        switch outcome {
+        case "ok":
+            guard let epoch, let seq, let dids, let providers, dids.count == providers.count else {
+                throw PostgresStoreError.noResult("imprint_send_message")
+            }
+            eventsCommitted()
+            var recipients: [Recipient] = []
+            recipients.reserveCapacity(dids.count)
+            for (did, provider) in zip(dids, providers) where did != input.sender {
+                recipients.append(Recipient(did: did, storage: StoredStorageProvider.decode(provider.isEmpty ? nil : provider)))
+            }
+            return SendMessageOutput(seq: seq, epoch: epoch, recipients: recipients, serverTime: input.now)
+        case "replayed": throw DeliveryError.tokenReplayed()
+        case "convo_not_found": throw DeliveryError.convoNotFound(input.convoId)
+        case "not_member": throw DeliveryError.notMember(input.convoId)
+        case "epoch_mismatch": throw DeliveryError.epochMismatch(current: epoch ?? 0)
+        default: throw PostgresStoreError.noResult("imprint_send_message: \(outcome)")
+        }
     }
 
     public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
@@ -389,7 +404,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     // MARK: Storage providers
 
     public func registerStorage(did: String, provider: StorageProvider) async throws {
-        let json = String(decoding: try WireJSON.encoder().encode(provider), as: UTF8.self)
+        let json = try StoredStorageProvider.encode(provider)
         try await client.query(
             """
             INSERT INTO storage_providers (did, provider) VALUES (\(did), \(json))
@@ -399,31 +414,28 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     // MARK: Events
 
-    /// Inserts event rows under the global event lock (held to COMMIT) and queues a NOTIFY
-    /// (delivered on COMMIT). The first insert takes the lock and queues the NOTIFY in the same
-    /// statement (the CTE is evaluated before any row draws its id), so the lock is held for
-    /// that statement and the COMMIT only.
+    /// Inserts event rows, after `imprint_lock_event_recipients` locked every recipient (held
+    /// to COMMIT) so each recipient's ids commit in order. Call it once per transaction.
     func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
-        for (index, event) in events.enumerated() {
+        let everyone = Set(events.flatMap(\.recipients)).sorted()
+        try await connection.query("SELECT imprint_lock_event_recipients(\(everyone)::TEXT[])", logger: logger)
+        for event in events {
             let payload = try event.encodedPayload()
             let recipients = Set(event.recipients).sorted()
-            if index == 0 {
-                try await connection.query(
-                    """
-                    WITH locked AS (SELECT pg_advisory_xact_lock(\(Self.eventLockKey)), pg_notify(\(Self.notificationChannel), ''))
-                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
-                    FROM locked, unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
-                    """, logger: logger)
-            } else {
-                try await connection.query(
-                    """
-                    INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                    SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
-                    FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
-                    """, logger: logger)
-            }
+            try await connection.query(
+                """
+                INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+                SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
+                FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                """, logger: logger)
         }
+    }
+
+    /// After a transaction that wrote events committed: wake this instance's subscribers now and
+    /// the other instances' through a coalesced NOTIFY.
+    func eventsCommitted() {
+        eventBell.ring()
+        notifier.signal()
     }
 
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {

@@ -76,5 +76,127 @@ enum PostgresSchema {
         (2, [
             "CREATE UNLOGGED TABLE token_replays (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
         ]),
+        (3, [
+            // Subscriptions read `recipient = $1 AND id > cursor`: one index serves them and
+            // keeps ids unique (the sequence already does), instead of two per event row.
+            "ALTER TABLE events DROP CONSTRAINT events_pkey",
+            "ALTER TABLE events ADD PRIMARY KEY (recipient, id)",
+            "DROP INDEX events_by_recipient",
+            lockEventRecipientsFunction,
+            sendMessageFunction,
+        ]),
     ]
+
+    /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space
+    /// apart from the one-key locks used for migrations).
+    static let fanOutLockSpace: Int32 = 0x494D_5046  // "IMPF": (space, 0) guards all fan-out
+    static let recipientLockSpace: Int32 = 0x494D_5052  // "IMPR": (space, hashtext(did)) per recipient
+    /// Above this many recipients a transaction takes the fan-out lock exclusively instead of
+    /// one lock per recipient, so no transaction needs more than this many lock-table slots.
+    static let maxRecipientLocks = 32
+
+    /// Called before a transaction inserts event rows for `p_recipients` (after its convo row
+    /// lock, once per transaction): takes transaction-scoped advisory locks, held until COMMIT.
+    ///
+    /// Event ids come from one sequence and are drawn at insert time, so without a lock two
+    /// transactions could commit one recipient's ids out of order, and a subscriber reading in
+    /// between would move its cursor past the late one. Here every transaction writing events
+    /// for a recipient holds that recipient's lock from its event inserts through COMMIT, so a
+    /// recipient's ids become visible in ascending order, which is all a subscription
+    /// (`recipient = $1 AND id > cursor`) needs; transactions for disjoint recipients run in
+    /// parallel. (The lock key is a 32-bit hash of the DID: a collision only serializes two
+    /// recipients that need not be.) A transaction with more than `maxRecipientLocks`
+    /// recipients takes the fan-out lock exclusively instead; the others hold it shared.
+    /// Locks are taken in one global order (fan-out lock, then recipient keys ascending),
+    /// after the single convo row lock, so they cannot deadlock. Advisory locks live in shared
+    /// memory: unlike row locks they write nothing to tables or WAL.
+    static let lockEventRecipientsFunction = """
+        CREATE OR REPLACE FUNCTION imprint_lock_event_recipients(p_recipients TEXT[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF cardinality(p_recipients) > \(maxRecipientLocks) THEN
+                PERFORM pg_advisory_xact_lock(\(fanOutLockSpace), 0);
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock_shared(\(fanOutLockSpace), 0);
+            PERFORM pg_advisory_xact_lock(\(recipientLockSpace), s.k)
+            FROM (SELECT DISTINCT hashtext(r) AS k FROM unnest(p_recipients) AS r ORDER BY 1) AS s;
+        END
+        $$
+        """
+
+    /// `sendMessage` in one statement, so one round trip per request, in its own transaction
+    /// (the caller runs it outside BEGIN … COMMIT):
+    /// 1. records the token's replay key (`token_replays`, as `PostgresTokenReplayGuard` does);
+    ///    a replay returns `replayed` and changes nothing;
+    /// 2. locks the convo row, checks the sender is an active member and the epoch is current;
+    ///    a refusal returns `convo_not_found` / `not_member` / `epoch_mismatch` (with the current
+    ///    epoch) *without* raising, so the transaction still commits the replay key: a refused
+    ///    request uses its token up, as on every other path;
+    /// 3. bumps `last_seq` (and `epoch` for a commit), inserts the message, reads the roster with
+    ///    storage providers, and fans the `message` event out to every active member under
+    ///    `imprint_lock_event_recipients`.
+    /// The event payload is the wire JSON of `MessageEvent` (`p_sent_at_text` is the RFC 3339
+    /// time the Swift side formats); the result row carries what the response needs.
+    static let sendMessageFunction = """
+        CREATE OR REPLACE FUNCTION imprint_send_message(
+            p_replay_key TEXT, p_replay_expiry BIGINT, p_now_seconds BIGINT,
+            p_convo TEXT, p_sender TEXT, p_epoch BIGINT, p_type TEXT, p_hash TEXT, p_size BIGINT,
+            p_record_name TEXT, p_sent_at BIGINT, p_sent_at_text TEXT)
+        RETURNS TABLE (r_outcome TEXT, r_epoch BIGINT, r_seq BIGINT, r_dids TEXT[], r_providers TEXT[])
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            v_epoch BIGINT;
+            v_last_seq BIGINT;
+            v_seq BIGINT;
+            v_new_epoch BIGINT;
+            v_dids TEXT[];
+            v_providers TEXT[];
+            v_payload TEXT;
+        BEGIN
+            INSERT INTO token_replays AS t (key, expires_at) VALUES (p_replay_key, p_replay_expiry)
+            ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE t.expires_at < p_now_seconds;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT 'replayed'::TEXT, NULL::BIGINT, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
+                RETURN;
+            END IF;
+
+            SELECT c.epoch, c.last_seq INTO v_epoch, v_last_seq FROM convos c WHERE c.id = p_convo FOR UPDATE;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT 'convo_not_found'::TEXT, NULL::BIGINT, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
+                RETURN;
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM members m WHERE m.convo_id = p_convo AND m.did = p_sender AND m.active) THEN
+                RETURN QUERY SELECT 'not_member'::TEXT, NULL::BIGINT, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
+                RETURN;
+            END IF;
+            IF v_epoch <> p_epoch THEN
+                RETURN QUERY SELECT 'epoch_mismatch'::TEXT, v_epoch, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
+                RETURN;
+            END IF;
+
+            v_seq := v_last_seq + 1;
+            v_new_epoch := CASE WHEN p_type = 'commit' THEN v_epoch + 1 ELSE v_epoch END;
+            UPDATE convos SET epoch = v_new_epoch, last_seq = v_seq WHERE id = p_convo;
+            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
+            VALUES (p_convo, v_seq, v_epoch, p_sender, p_type, p_hash, p_size, p_sent_at, p_record_name, NULL);
+
+            SELECT array_agg(m.did ORDER BY m.did), array_agg(COALESCE(s.provider, '') ORDER BY m.did)
+            INTO v_dids, v_providers
+            FROM members m LEFT JOIN storage_providers s ON s.did = m.did
+            WHERE m.convo_id = p_convo AND m.active;
+
+            v_payload := json_build_object(
+                'convoId', p_convo, 'seq', v_seq, 'epoch', v_epoch, 'sender', p_sender,
+                'messageType', p_type, 'hash', p_hash, 'size', p_size, 'sentAt', p_sent_at_text,
+                'recordName', p_record_name)::TEXT;
+            PERFORM imprint_lock_event_recipients(v_dids);
+            INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+            SELECT u.r, p_convo, 'message', v_payload, p_sent_at
+            FROM unnest(v_dids) WITH ORDINALITY AS u (r, n) ORDER BY u.n;
+
+            RETURN QUERY SELECT 'ok'::TEXT, v_new_epoch, v_seq, v_dids, v_providers;
+        END
+        $$
+        """
 }

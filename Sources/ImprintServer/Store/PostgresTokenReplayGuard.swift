@@ -16,15 +16,8 @@ public final class PostgresTokenReplayGuard: TokenReplayGuard {
     }
 
     public func admit(issuer: String, jti: String, forgetAfter expiry: Int64, now: Int64) async throws -> Bool {
-        let purge = nextPurge.withLockedValue { next in
-            guard now >= next else { return false }
-            next = now + 30
-            return true
-        }
-        if purge {
-            try await client.query("DELETE FROM token_replays WHERE expires_at < \(now)", logger: logger)
-        }
-        let key = issuer + "\u{1F}" + jti
+        try await purgeExpiredIfDue(now: now)
+        let key = TokenAdmission.replayKey(issuer: issuer, jti: jti)
         let rows = try await client.query(
             """
             INSERT INTO token_replays (key, expires_at) VALUES (\(key), \(expiry))
@@ -34,5 +27,19 @@ public final class PostgresTokenReplayGuard: TokenReplayGuard {
         var admitted = false
         for try await _ in rows.decode(Int64.self) { admitted = true }
         return admitted
+    }
+
+    /// Deletes expired keys, at most once per 30 s per instance. Callers that record keys
+    /// themselves (`imprint_send_message`) call it too, so the table stays bounded by the
+    /// tokens of the last few minutes whichever path admitted them.
+    func purgeExpiredIfDue(now: Int64) async throws {
+        let purge = nextPurge.withLockedValue { next in
+            guard now >= next else { return false }
+            next = now + 30
+            return true
+        }
+        if purge {
+            try await client.query("DELETE FROM token_replays WHERE expires_at < \(now)", logger: logger)
+        }
     }
 }

@@ -11,6 +11,8 @@ import ImprintDelivery
 /// come from AUTOINCREMENT inside those transactions, so they commit in id order.
 public final class SQLiteDeliveryStore: DeliveryStore {
     let pool: DatabasePool
+    /// Every write goes through here: concurrent requests share one transaction.
+    let groupCommit: SQLiteGroupCommit
     public let eventBell = EventBell()
     /// One process owns an embedded database, so an in-memory guard is exact.
     public let tokenReplayGuard: any TokenReplayGuard = TokenReplayCache()
@@ -24,6 +26,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             try db.execute(cached: "PRAGMA foreign_keys = ON")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        groupCommit = SQLiteGroupCommit(writer: pool)
     }
 
     public func migrate() async throws {
@@ -48,14 +51,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func publishKeyPackage(_ package: NewKeyPackage) async throws -> String {
         let id = UUID().uuidString.lowercased()
-        try await pool.write { db in
+        try await groupCommit.write { db in
             let now = StoreTime.millis(package.now)
             try db.execute(cached: "DELETE FROM key_packages WHERE did = ? AND expires_at <= ?", arguments: [package.did, now])
             let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM key_packages WHERE did = ?"), arguments: [package.did]) ?? 0
             guard count < package.limit else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
             let ordinal = (try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MAX(ordinal) FROM key_packages")) ?? 0) + 1
             try db.execute(
-                sql: """
+                cached: """
                 INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at, ordinal)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
@@ -65,7 +68,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef] {
-        try await pool.write { db in
+        try await groupCommit.write { db in
             var handedOut: [KeyPackageRef] = []
             for did in dids {
                 let row = try Row.fetchOne(try db.cachedStatement(sql: """
@@ -86,16 +89,16 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     // MARK: Convos
 
     public func createConvo(_ convo: NewConvo) async throws -> ConvoView {
-        try await pool.write { db in
+        try await groupCommit.write { db in
             if try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM convos WHERE id = ?"), arguments: [convo.id]) != nil {
                 throw DeliveryError.convoExists(convo.id)
             }
             let now = StoreTime.millis(convo.now)
             try db.execute(
-                sql: "INSERT INTO convos (id, creator, title, cipher_suite, epoch, last_seq, created_at) VALUES (?, ?, ?, ?, 0, 0, ?)",
+                cached: "INSERT INTO convos (id, creator, title, cipher_suite, epoch, last_seq, created_at) VALUES (?, ?, ?, ?, 0, 0, ?)",
                 arguments: [convo.id, convo.creator, convo.title, convo.cipherSuite, now])
             try db.execute(
-                sql: "INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)",
+                cached: "INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)",
                 arguments: [convo.id, convo.creator, now])
             return try Self.convoView(db, id: convo.id)!
         }
@@ -142,7 +145,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     // MARK: Membership
 
     public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
-        let result = try await pool.write { db in
+        let result = try await groupCommit.write { db in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             for did in change.dids where try Self.isActiveMember(db, convoId: change.convoId, did: did) {
@@ -154,13 +157,13 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
             for did in change.dids {
                 try db.execute(
-                    sql: """
+                    cached: """
                     INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)
                     ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, joined_at = excluded.joined_at
                     """,
                     arguments: [change.convoId, did, now])
                 try db.execute(
-                    sql: """
+                    cached: """
                     INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES (?, ?, ?, ?)
                     ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
                     """,
@@ -180,7 +183,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
-        let result = try await pool.write { db in
+        let result = try await groupCommit.write { db in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             guard try Self.isActiveMember(db, convoId: change.convoId, did: change.did) else {
@@ -205,7 +208,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
-        try await pool.write { db in
+        try await groupCommit.write { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
             try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
@@ -225,7 +228,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func deleteWelcome(convoId: String, did: String) async throws {
-        try await pool.write { db in
+        try await groupCommit.write { db in
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             if db.changesCount == 0 { throw DeliveryError.noWelcome(convoId) }
         }
@@ -233,8 +236,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     // MARK: Messages
 
-    public func sendMessage(_ input: NewMessage) async throws -> SendMessageOutput {
-        let result = try await pool.write { db in
+    public func sendMessage(_ input: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput {
+        try await token.admit(with: tokenReplayGuard)
+        let result = try await groupCommit.write { db in
             let current = try Self.lockMemberConvo(db, convoId: input.convoId, caller: input.sender)
             guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
@@ -279,10 +283,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// Stores `message` and moves the convo to `advance` (its seq is `last_seq + 1`, checked by the caller).
     static func advance(_ db: Database, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?) throws {
         try db.execute(
-            sql: "UPDATE convos SET epoch = ?, last_seq = ? WHERE id = ?",
+            cached: "UPDATE convos SET epoch = ?, last_seq = ? WHERE id = ?",
             arguments: [advance.epoch, advance.seq, convoId])
         try db.execute(
-            sql: """
+            cached: """
             INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
@@ -295,10 +299,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     // MARK: Storage providers
 
     public func registerStorage(did: String, provider: StorageProvider) async throws {
-        let json = String(decoding: try WireJSON.encoder().encode(provider), as: UTF8.self)
-        try await pool.write { db in
+        let json = try StoredStorageProvider.encode(provider)
+        try await groupCommit.write { db in
             try db.execute(
-                sql: "INSERT INTO storage_providers (did, provider) VALUES (?, ?) ON CONFLICT (did) DO UPDATE SET provider = excluded.provider",
+                cached: "INSERT INTO storage_providers (did, provider) VALUES (?, ?) ON CONFLICT (did) DO UPDATE SET provider = excluded.provider",
                 arguments: [did, json])
         }
     }
@@ -311,17 +315,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 """),
             arguments: [convoId]
         ).map { row in
-            let provider: String? = row["provider"]
-            let storage = provider.flatMap { try? WireJSON.decoder().decode(StorageProvider.self, from: Data($0.utf8)) }
-            return (row["did"], storage ?? .defaultProvider)
+            (row["did"], StoredStorageProvider.decode(row["provider"]))
         }
-    }
-
-    static func storageProvider(_ db: Database, did: String) throws -> StorageProvider {
-        guard let json = try String.fetchOne(try db.cachedStatement(sql: "SELECT provider FROM storage_providers WHERE did = ?"), arguments: [did]) else {
-            return .defaultProvider
-        }
-        return (try? WireJSON.decoder().decode(StorageProvider.self, from: Data(json.utf8))) ?? .defaultProvider
     }
 
     // MARK: Events
@@ -331,7 +326,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             let payload = try event.encodedPayload()
             for recipient in Set(event.recipients).sorted() {
                 try db.execute(
-                    sql: "INSERT INTO events (recipient, convo_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                    cached: "INSERT INTO events (recipient, convo_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [recipient, event.payload.convoId, event.kind, payload, now])
             }
         }

@@ -84,6 +84,14 @@ enum PostgresTestDatabase {
         return location
     }
 
+    /// A plain connection to `location`, for tests that play a concurrent writer by hand.
+    static func connect(to location: DatabaseLocation.PostgresLocation) async throws -> PostgresConnection {
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        return try await PostgresConnection.connect(configuration: configuration, id: 2, logger: testLogger)
+    }
+
     struct SetupError: Error, CustomStringConvertible {
         var reason: String
         var description: String { reason }
