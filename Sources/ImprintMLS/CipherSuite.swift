@@ -170,47 +170,12 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     // MARK: HPKE
 
-    var hpkeSuite: HPKE.Ciphersuite {
-        switch rawValue {
-        case 2: HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-        case 3: HPKE.Ciphersuite(kem: .Curve25519_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .chaChaPoly)
-        default: HPKE.Ciphersuite(kem: .Curve25519_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-        }
-    }
-
     func hpkeSeal(publicKey: [UInt8], info: [UInt8], aad: [UInt8], plaintext: [UInt8]) throws -> (kemOutput: [UInt8], ciphertext: [UInt8]) {
-        try requireSupported()
-        do {
-            var sender: HPKE.Sender
-            if rawValue == 2 {
-                let pk = try P256.KeyAgreement.PublicKey(x963Representation: publicKey)
-                sender = try HPKE.Sender(recipientKey: pk, ciphersuite: hpkeSuite, info: Data(info))
-            } else {
-                let pk = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey)
-                sender = try HPKE.Sender(recipientKey: pk, ciphersuite: hpkeSuite, info: Data(info))
-            }
-            let ct = try sender.seal(plaintext, authenticating: aad)
-            return (Array(sender.encapsulatedKey), Array(ct))
-        } catch {
-            throw MLSError(.invalidKey, "HPKE seal: \(error)")
-        }
+        try HPKEBaseMode(suite: self, info: info).seal(publicKey: publicKey, aad: aad, plaintext: plaintext)
     }
 
     func hpkeOpen(privateKey: [UInt8], info: [UInt8], aad: [UInt8], kemOutput: [UInt8], ciphertext: [UInt8]) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            var recipient: HPKE.Recipient
-            if rawValue == 2 {
-                let sk = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-                recipient = try HPKE.Recipient(privateKey: sk, ciphersuite: hpkeSuite, info: Data(info), encapsulatedKey: Data(kemOutput))
-            } else {
-                let sk = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-                recipient = try HPKE.Recipient(privateKey: sk, ciphersuite: hpkeSuite, info: Data(info), encapsulatedKey: Data(kemOutput))
-            }
-            return Array(try recipient.open(ciphertext, authenticating: aad))
-        } catch {
-            throw MLSError(.decryptionFailed, "HPKE open")
-        }
+        try HPKEBaseMode(suite: self, info: info).open(privateKey: privateKey, kemOutput: kemOutput, aad: aad, ciphertext: ciphertext)
     }
 
     /// The HPKE public key for an HPKE private key.
@@ -320,36 +285,11 @@ extension CipherSuite: TLSCodable {
 extension CipherSuite {
     /// HPKE base-mode receiver export: SetupBaseR(kemOutput, sk, info).Export(context, length).
     func hpkeExport(privateKey: [UInt8], kemOutput: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            let recipient: HPKE.Recipient
-            if rawValue == 2 {
-                recipient = try HPKE.Recipient(privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
-                                               info: Data(info), encapsulatedKey: Data(kemOutput))
-            } else {
-                recipient = try HPKE.Recipient(privateKey: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
-                                               info: Data(info), encapsulatedKey: Data(kemOutput))
-            }
-            return try recipient.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
-        } catch {
-            throw MLSError(.decryptionFailed, "HPKE export")
-        }
+        try HPKEBaseMode(suite: self, info: info).exportReceiver(privateKey: privateKey, kemOutput: kemOutput, exporterContext: exporterContext, length: length)
     }
 
     /// HPKE base-mode sender export: returns (kemOutput, exported secret).
     func hpkeExportSender(publicKey: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> (kemOutput: [UInt8], secret: [UInt8]) {
-        try requireSupported()
-        do {
-            let sender: HPKE.Sender
-            if rawValue == 2 {
-                sender = try HPKE.Sender(recipientKey: try P256.KeyAgreement.PublicKey(x963Representation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
-            } else {
-                sender = try HPKE.Sender(recipientKey: try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
-            }
-            let s = try sender.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
-            return (Array(sender.encapsulatedKey), s)
-        } catch {
-            throw MLSError(.invalidKey, "HPKE export")
-        }
+        try HPKEBaseMode(suite: self, info: info).exportSender(publicKey: publicKey, exporterContext: exporterContext, length: length)
     }
 }

@@ -79,11 +79,23 @@ extension MLSGroup {
         }
     }
 
+    /// The signature checks of every Add's KeyPackage, verified in parallel,
+    /// by position in `proposals` (consumed by ``validateStandaloneProposal``).
+    func keyPackageSignatureChecks(_ proposals: [Proposal]) throws -> [Int: KeyPackage.SignatureChecks] {
+        let adds = proposals.enumerated().compactMap { i, p -> (Int, KeyPackage)? in if case let .add(kp) = p { (i, kp) } else { nil } }
+        let suite = cipherSuite
+        let checks = try Parallel.map(adds.count) { adds[$0].1.signatureChecks(suite: suite) }
+        var out: [Int: KeyPackage.SignatureChecks] = [:]
+        for ((i, _), c) in zip(adds, checks) { out[i] = c }
+        return out
+    }
+
     /// Checks applied to a proposal when it is received on its own.
-    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock) throws {
+    /// `checked`: an Add's KeyPackage signatures, if already verified.
+    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock, checked: KeyPackage.SignatureChecks? = nil) throws {
         switch p {
         case let .add(kp):
-            try kp.validate(suite: cipherSuite, now: clock.now())
+            try kp.validate(suite: cipherSuite, now: clock.now(), checked: checked)
             // Uniqueness against current members is a proposal-list property (a
             // Remove in the same commit may free the key): checked on the result.
             try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false)
@@ -134,7 +146,8 @@ extension MLSGroup {
         var touched = Set<UInt32>(), pskIDs = Set<PreSharedKeyID>(), addKeys = Set<[UInt8]>()
         var gceCount = 0, externalInits: [[UInt8]] = []
         var pathRequired = proposals.isEmpty
-        for (p, sender) in proposals {
+        let signatureChecks = try keyPackageSignatureChecks(proposals.map(\.0))
+        for (index, (p, sender)) in proposals.enumerated() {
             switch p {
             case .update:
                 guard case let .member(i) = sender, i != committer else { throw MLSError(.invalidCommit, "Update from the committer or a non-member") }
@@ -164,7 +177,7 @@ extension MLSGroup {
                 default: throw MLSError(.invalidCommit, "external commit may only carry ExternalInit, Remove and PSK proposals")
                 }
             }
-            try validateStandaloneProposal(p, sender: sender, clock: clock)
+            try validateStandaloneProposal(p, sender: sender, clock: clock, checked: signatureChecks[index])
         }
         guard gceCount <= 1 else { throw MLSError(.invalidCommit, "several GroupContextExtensions") }
         if committer == nil {
@@ -176,7 +189,7 @@ extension MLSGroup {
         if pathRequired, commit.path == nil { throw MLSError(.invalidCommit, "path required") }
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
-        var (newTree, added, newExtensions) = applyProposals(proposals)
+        var (newTree, added, _, newExtensions) = applyProposals(proposals)
         // Removed (our slot may already hold a new member added by the same commit).
         if proposals.contains(where: { if case .remove(myLeaf) = $0.0 { true } else { false } }) || newTree.leaf(myLeaf) == nil {
             throw MLSError(.removedFromGroup, "this commit removes us")
@@ -257,16 +270,21 @@ extension MLSGroup {
         enterEpoch(tree: newTree, context: newContext, secrets: newSecrets, confirmationTag: tag, newKeys: newKeys)
     }
 
-    /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of the tree.
-    func applyProposals(_ proposals: [(Proposal, Sender)]) -> (RatchetTree, Set<UInt32>, [Extension]) {
+    /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of
+    /// the tree. Returns the new tree (tree hashes refreshed), the leaves
+    /// added (as a set, and in the order of the Add proposals) and the new
+    /// group context extensions.
+    func applyProposals(_ proposals: [(Proposal, Sender)]) -> (tree: RatchetTree, added: Set<UInt32>, addedInOrder: [UInt32], extensions: [Extension]) {
         var newTree = tree
         var newExtensions = context.extensions
         for (p, _) in proposals { if case let .groupContextExtensions(e) = p { newExtensions = e } }
         for (p, sender) in proposals { if case let .update(leaf) = p, case let .member(i) = sender { newTree.updateLeaf(i, leaf) } }
         for (p, _) in proposals { if case let .remove(i) = p { newTree.removeLeaf(i) } }
-        var added = Set<UInt32>()
-        for (p, _) in proposals { if case let .add(kp) = p { added.insert(newTree.addLeaf(kp.leafNode)) } }
-        return (newTree, added, newExtensions)
+        var addedInOrder: [UInt32] = []
+        var cursor: UInt32 = 0
+        for (p, _) in proposals { if case let .add(kp) = p { addedInOrder.append(newTree.addLeaf(kp.leafNode, searchingFrom: &cursor)) } }
+        newTree.refreshTreeHashes()
+        return (newTree, Set(addedInOrder), addedInOrder, newExtensions)
     }
 
     func resolvePSK(_ id: PreSharedKeyID) throws -> [UInt8] {

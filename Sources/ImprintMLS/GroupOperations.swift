@@ -157,9 +157,10 @@ extension MLSGroup {
                 return false
             }
         }
-        for p in proposals {
+        let signatureChecks = try keyPackageSignatureChecks(proposals)
+        for (index, p) in proposals.enumerated() {
             if case .update = p { throw MLSError(.invalidProposal, "a committer updates through the path, not an Update proposal") }
-            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock)
+            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock, checked: signatureChecks[index])
             guard admit(p, sender: .member(leafIndex: myLeaf)) else { throw MLSError(.invalidProposal, "conflicting or disallowed proposal \(p.type)") }
             list.append((p, .member(leafIndex: myLeaf)))
             refs.append(.proposal(p))
@@ -177,7 +178,7 @@ extension MLSGroup {
             default: false
             }
         }
-        var (newTree, added, newExtensions) = applyProposals(list)
+        var (newTree, added, addedInOrder, newExtensions) = applyProposals(list)
         guard newTree.leaf(myLeaf) != nil else { throw MLSError(.invalidCommit, "commit removes the committer") }
         do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidProposal, e.context) }
         if list.contains(where: { if case .groupContextExtensions = $0.0 { true } else { false } }) {
@@ -188,7 +189,7 @@ extension MLSGroup {
             }
         }
 
-        var provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],
+        let provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: context.confirmedTranscriptHash, extensions: newExtensions)
         var commitSecret = [UInt8](repeating: 0, count: cs.hashLength)
         var path: UpdatePath?
@@ -205,7 +206,6 @@ extension MLSGroup {
             pathSecrets = s
             commitSecret = s.commitSecret
         }
-        provisional.treeHash = newTree.treeHash
 
         let commit = Commit(proposals: refs, path: path)
         let framed = FramedContent(groupID: groupID, epoch: epoch, sender: .member(leafIndex: myLeaf), authenticatedData: [], content: .commit(commit))
@@ -235,20 +235,23 @@ extension MLSGroup {
         if !added.isEmpty {
             let (wkey, wnonce) = try Welcome.welcomeKeyNonce(suite: cs, welcomeSecret: newSecrets.welcomeSecret)
             let encInfo = try cs.aeadSeal(key: wkey, nonce: wnonce, aad: [], plaintext: info.tlsBytes)
-            var entries: [EncryptedGroupSecrets] = []
-            for (p, _) in list {
-                guard case let .add(kp) = p else { continue }
-                guard let li = added.first(where: { newTree.leaf($0) == kp.leafNode }) else { continue }
+            // One HPKE key-schedule setup for `info` (which embeds the ~N-sized
+            // encrypted GroupInfo), then one encryption per new member, on all cores.
+            let hpke = try HPKEBaseMode(suite: cs, info: CipherSuite.encryptContext(label: "Welcome", context: encInfo))
+            let newMembers = Array(zip(list.compactMap { p, _ -> KeyPackage? in if case let .add(kp) = p { kp } else { nil } }, addedInOrder))
+            let pskIDs = psks.map(\.id), leafCount = newTree.leafCount, me = myLeaf, ourPathSecrets = pathSecrets?.pathSecrets
+            let entries = try Parallel.map(newMembers.count) { i -> EncryptedGroupSecrets in
+                let (kp, li) = newMembers[i]
                 var ps: [UInt8]?
-                if let pathSecrets {
+                if let ourPathSecrets {
                     // The lowest node of our filtered direct path above the new member.
-                    var node: UInt32? = TreeMath.commonAncestor(li * 2, myLeaf * 2)
-                    while let n = node, pathSecrets.pathSecrets[n] == nil { node = TreeMath.parent(n, leafCount: newTree.leafCount) }
-                    ps = node.flatMap { pathSecrets.pathSecrets[$0] }
+                    var node: UInt32? = TreeMath.commonAncestor(li * 2, me * 2)
+                    while let n = node, ourPathSecrets[n] == nil { node = TreeMath.parent(n, leafCount: leafCount) }
+                    ps = node.flatMap { ourPathSecrets[$0] }
                 }
-                let gs = GroupSecrets(joinerSecret: joiner, pathSecret: ps, psks: psks.map(\.id))
-                let ct = try cs.encryptWithLabel(publicKey: kp.initKey, label: "Welcome", context: encInfo, plaintext: gs.tlsBytes)
-                entries.append(EncryptedGroupSecrets(newMember: try kp.reference(), encryptedGroupSecrets: HPKECiphertext(kemOutput: ct.kemOutput, ciphertext: ct.ciphertext)))
+                let gs = GroupSecrets(joinerSecret: joiner, pathSecret: ps, psks: pskIDs)
+                let ct = try hpke.seal(publicKey: kp.initKey, aad: [], plaintext: gs.tlsBytes)
+                return EncryptedGroupSecrets(newMember: try kp.reference(), encryptedGroupSecrets: HPKECiphertext(kemOutput: ct.kemOutput, ciphertext: ct.ciphertext))
             }
             welcome = Welcome(cipherSuite: cs, secrets: entries, encryptedGroupInfo: encInfo)
         }
@@ -312,14 +315,13 @@ extension MLSGroup {
             tree.removeLeaf(oldLeaf)
         }
         let myLeaf = tree.addLeaf(leaf)
-        var provisional = GroupContext(cipherSuite: cs, groupID: ctx.groupID, epoch: ctx.epoch + 1, treeHash: [],
+        let provisional = GroupContext(cipherSuite: cs, groupID: ctx.groupID, epoch: ctx.epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: ctx.confirmedTranscriptHash, extensions: ctx.extensions)
         let (path, pathSecrets) = try tree.createUpdatePath(sender: myLeaf, newLeaf: leaf, signaturePrivateKey: signaturePrivateKey, groupID: ctx.groupID) { t in
             var c = provisional
             c.treeHash = t.treeHash
             return c.tlsBytes
         }
-        provisional.treeHash = tree.treeHash
         let commit = Commit(proposals: [.proposal(.externalInit(kemOutput: kemOutput))] + (oldLeaf.map { [.proposal(.remove(leafIndex: $0))] } ?? []), path: path)
         let framed = FramedContent(groupID: ctx.groupID, epoch: ctx.epoch, sender: .newMemberCommit, authenticatedData: [], content: .commit(commit))
         let sig = try MessageProtection.sign(suite: cs, wireFormat: .publicMessage, content: framed, context: ctx, signaturePrivateKey: signaturePrivateKey)

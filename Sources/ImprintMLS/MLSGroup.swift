@@ -101,6 +101,7 @@ public struct MLSGroup: Sendable {
         let window = UInt64(max(0, configuration.pastEpochWindow))
         pastEpochs = pastEpochs.filter { $0.key + window >= newContext.epoch }
         tree = newTree
+        tree.refreshTreeHashes()
         context = newContext
         secrets = newSecrets.retained
         interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: newContext.confirmedTranscriptHash, confirmationTag: confirmationTag)

@@ -73,6 +73,7 @@ extension RatchetTree {
         let expected = try applyPathKeys(sender: sender, publicKeys: path.nodes.map(\.encryptionKey), excluding: excluding)
         guard expected == leafPH else { throw MLSError(.invalidParentHash, "UpdatePath leaf parent hash") }
         setNode(sender * 2, .leaf(path.leafNode))
+        refreshTreeHashes()
     }
 
     /// Decrypts the path secret meant for `me` from an UpdatePath already
@@ -140,6 +141,7 @@ extension RatchetTree {
         leaf.source = .commit(parentHash: leafPH)
         try leaf.sign(suite: suite, signaturePrivateKey: signaturePrivateKey, groupID: groupID, leafIndex: sender)
         setNode(sender * 2, .leaf(leaf))
+        refreshTreeHashes()
         let context = try contextForTree(self)
         var pathNodes: [UpdatePathNode] = []
         for (i, entry) in fdp.enumerated() {
