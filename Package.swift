@@ -196,6 +196,7 @@ let package = Package(
                 "ImprintMLS",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ]

@@ -42,16 +42,23 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     func hash(_ data: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: data)) }
 
     func mac(key: [UInt8], data: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+        KeyedHMAC(key: key).authenticationCode(data)
     }
 
+    /// HKDF-Extract (RFC 5869 §2.2): HMAC(salt, ikm).
     func extract(salt: [UInt8], ikm: [UInt8]) -> [UInt8] {
-        HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: ikm), salt: salt).withUnsafeBytes { Array($0) }
+        mac(key: salt, data: ikm)
     }
 
+    /// HKDF-Expand (RFC 5869 §2.3). Outputs of at most one hash length (every
+    /// MLS key, nonce and secret) are the first block, T(1) = HMAC(prk, info || 0x01),
+    /// computed directly.
     func expand(prk: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
-        HKDF<SHA256>.expand(pseudoRandomKey: SymmetricKey(data: prk), info: info, outputByteCount: length)
-            .withUnsafeBytes { Array($0) }
+        guard length <= hashLength else {
+            return HKDF<SHA256>.expand(pseudoRandomKey: SymmetricKey(data: prk), info: info, outputByteCount: length)
+                .withUnsafeBytes { Array($0) }
+        }
+        return KeyedHMAC(key: prk).expandFirstBlock(info: info, length: length)
     }
 
     // MARK: Labelled primitives (RFC 9420 §5)
@@ -78,11 +85,24 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
         guard length >= 0, length <= 255 * hashLength, length <= Int(UInt16.max) else {
             throw MLSError(.lengthOverflow, "expand length \(length)")
         }
-        var w = TLSWriter()
+        return expand(prk: secret, info: CipherSuite.kdfLabel(length: length, label: label, context: context), length: length)
+    }
+
+    /// ExpandWithLabel from a secret already keyed for HMAC, for outputs of at
+    /// most one hash length (keys, nonces, secrets).
+    func expandWithLabel(keyed: KeyedHMAC, label: [UInt8], context: [UInt8], length: Int) -> [UInt8] {
+        keyed.expandFirstBlock(info: CipherSuite.kdfLabel(length: length, label: label, context: context), length: length)
+    }
+
+    /// The encoded KDFLabel {length, "MLS 1.0 " + label, context}.
+    static func kdfLabel(length: Int, label: [UInt8], context: [UInt8]) -> [UInt8] {
+        var w = TLSWriter(capacity: 2 + 2 + labelPrefix.count + label.count + 4 + context.count)
         w.writeUInt16(UInt16(length))
-        w.writeOpaque(CipherSuite.labelPrefix + label)
+        w.writeVarint(labelPrefix.count + label.count)
+        w.writeBytes(labelPrefix)
+        w.writeBytes(label)
         w.writeOpaque(context)
-        return expand(prk: secret, info: w.bytes, length: length)
+        return w.bytes
     }
 
     /// DeriveSecret(secret, label) = ExpandWithLabel(secret, label, "", Nh).
@@ -106,7 +126,12 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     /// SignWithLabel(SignatureKey, Label, Content).
     public func signWithLabel(privateKey: [UInt8], label: String, content: [UInt8]) throws -> [UInt8] {
-        try sign(privateKey: privateKey, message: CipherSuite.signContent(label: label, content: content))
+        try signWithLabel(signer: SignatureSigner(suite: self, privateKey: privateKey), label: label, content: content)
+    }
+
+    /// SignWithLabel with a prepared signer.
+    func signWithLabel(signer: SignatureSigner, label: String, content: [UInt8]) throws -> [UInt8] {
+        try signer.sign(CipherSuite.signContent(label: label, content: content))
     }
 
     /// VerifyWithLabel(VerificationKey, Label, Content, Signature).
@@ -221,20 +246,6 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     }
 
     // MARK: Signatures
-
-    func sign(privateKey: [UInt8], message: [UInt8]) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            if rawValue == 2 {
-                let sk = try P256.Signing.PrivateKey(rawRepresentation: privateKey)
-                return Array(try sk.signature(for: message).derRepresentation)
-            }
-            let sk = try Curve25519.Signing.PrivateKey(rawRepresentation: privateKey)
-            return Array(try sk.signature(for: message))
-        } catch {
-            throw MLSError(.invalidKey, "signature private key")
-        }
-    }
 
     func verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Bool {
         try requireSupported()

@@ -22,7 +22,9 @@ public struct MLSGroup: Sendable {
     public internal(set) var tree: RatchetTree
     /// Our leaf index.
     public internal(set) var myLeaf: UInt32
-    var signaturePrivateKey: [UInt8]
+    /// Our signature key, ready to sign.
+    var signer: SignatureSigner
+    var signaturePrivateKey: [UInt8] { signer.privateKey }
     /// HPKE private keys by node index, with the public key they belong to.
     var nodeKeys: [UInt32: NodeKey]
     var interimTranscriptHash: [UInt8]
@@ -207,7 +209,7 @@ public struct MLSGroup: Sendable {
             throw MLSError(.confirmationTagInvalid, "GroupInfo confirmation tag")
         }
         var group = MLSGroup(
-            context: ctx, tree: tree, myLeaf: myLeaf, signaturePrivateKey: privateKeys.signatureKey, nodeKeys: nodeKeys,
+            context: ctx, tree: tree, myLeaf: myLeaf, signer: try SignatureSigner(suite: cs, privateKey: privateKeys.signatureKey), nodeKeys: nodeKeys,
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: cs, confirmed: ctx.confirmedTranscriptHash, confirmationTag: info.confirmationTag),
             secrets: secrets.retained,
             secretTree: SecretTree(suite: cs, encryptionSecret: secrets.encryptionSecret, leafCount: tree.leafCount, limits: configuration.secretTreeLimits),

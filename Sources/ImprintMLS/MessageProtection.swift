@@ -16,7 +16,11 @@ enum MessageProtection {
     }
 
     static func sign(suite: CipherSuite, wireFormat: WireFormat, content: FramedContent, context: GroupContext, signaturePrivateKey: [UInt8]) throws -> [UInt8] {
-        try suite.signWithLabel(privateKey: signaturePrivateKey, label: "FramedContentTBS",
+        try sign(suite: suite, wireFormat: wireFormat, content: content, context: context, signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey))
+    }
+
+    static func sign(suite: CipherSuite, wireFormat: WireFormat, content: FramedContent, context: GroupContext, signer: SignatureSigner) throws -> [UInt8] {
+        try suite.signWithLabel(signer: signer, label: "FramedContentTBS",
                                 content: framedContentTBS(wireFormat: wireFormat, content: content, context: context))
     }
 
@@ -89,7 +93,15 @@ enum MessageProtection {
     static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
                                signaturePrivateKey: [UInt8], senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                paddingBlock: Int = 0) throws -> PrivateMessage {
-        let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signaturePrivateKey: signaturePrivateKey)
+        try protectPrivate(suite: suite, content: content, confirmationTag: confirmationTag, context: context,
+                           signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey), senderDataSecret: senderDataSecret,
+                           secretTree: &secretTree, paddingBlock: paddingBlock)
+    }
+
+    static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
+                               signer: SignatureSigner, senderDataSecret: [UInt8], secretTree: inout SecretTree,
+                               paddingBlock: Int = 0) throws -> PrivateMessage {
+        let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signer: signer)
         let ac = AuthenticatedContent(wireFormat: .privateMessage, content: content, auth: FramedContentAuthData(signature: sig, confirmationTag: confirmationTag))
         return try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, secretTree: &secretTree, paddingBlock: paddingBlock)
     }

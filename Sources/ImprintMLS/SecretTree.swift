@@ -35,25 +35,27 @@ struct HashRatchet: Sendable, Hashable, Codable {
     /// True once generation 2^32-1 has been used.
     var exhausted = false
 
-    func keyAt(_ suite: CipherSuite) throws -> RatchetKey {
-        RatchetKey(generation: generation,
-                   key: try suite.deriveTreeSecret(secret: secret, label: "key", generation: generation, length: suite.aeadKeyLength),
-                   nonce: try suite.deriveTreeSecret(secret: secret, label: "nonce", generation: generation, length: suite.aeadNonceLength))
-    }
+    private static let keyLabel = Array("key".utf8), nonceLabel = Array("nonce".utf8), secretLabel = Array("secret".utf8)
 
-    /// Replaces the current secret by the next one (the old one is dropped).
-    mutating func advance(_ suite: CipherSuite) throws {
-        let next = try suite.deriveTreeSecret(secret: secret, label: "secret", generation: generation, length: suite.hashLength)
+    /// The key and nonce of the current generation; then the secret is
+    /// replaced by the next one (the old one is dropped). One HMAC keying
+    /// of the secret serves all three DeriveTreeSecret calls.
+    mutating func keyAndAdvance(_ suite: CipherSuite) throws -> RatchetKey {
+        try suite.requireSupported()
+        let keyed = KeyedHMAC(key: secret)
+        let context = [UInt8(generation >> 24), UInt8((generation >> 16) & 0xff), UInt8((generation >> 8) & 0xff), UInt8(generation & 0xff)]
+        let k = RatchetKey(generation: generation,
+                           key: suite.expandWithLabel(keyed: keyed, label: HashRatchet.keyLabel, context: context, length: suite.aeadKeyLength),
+                           nonce: suite.expandWithLabel(keyed: keyed, label: HashRatchet.nonceLabel, context: context, length: suite.aeadNonceLength))
+        secret = suite.expandWithLabel(keyed: keyed, label: HashRatchet.secretLabel, context: context, length: suite.hashLength)
         if generation == UInt32.max { exhausted = true } else { generation += 1 }
-        secret = next
+        return k
     }
 
     /// The key for the next message to send; the ratchet moves on.
     mutating func next(_ suite: CipherSuite) throws -> RatchetKey {
         guard !exhausted else { throw MLSError(.generationTooFar, "ratchet exhausted") }
-        let k = try keyAt(suite)
-        try advance(suite)
-        return k
+        return try keyAndAdvance(suite)
     }
 
     /// The key for `target`; it is deleted from the ratchet as it is returned.
@@ -69,7 +71,7 @@ struct HashRatchet: Sendable, Hashable, Codable {
             throw MLSError(.generationTooFar, "generation \(target) is \(target - generation) ahead")
         }
         while generation < target {
-            let k = try keyAt(suite)
+            let k = try keyAndAdvance(suite)
             if limits.maxSkippedKeys > 0 {
                 skipped[k.generation] = k
                 skippedOrder.append(k.generation)
@@ -77,11 +79,8 @@ struct HashRatchet: Sendable, Hashable, Codable {
                     skipped.removeValue(forKey: skippedOrder.removeFirst())
                 }
             }
-            try advance(suite)
         }
-        let k = try keyAt(suite)
-        try advance(suite)
-        return k
+        return try keyAndAdvance(suite)
     }
 }
 
@@ -178,7 +177,11 @@ struct SecretTree: Sendable, Hashable, Codable {
 
 /// Sender-data key and nonce (RFC 9420 §6.3.2).
 func senderDataKeyNonce(suite: CipherSuite, senderDataSecret: [UInt8], ciphertext: [UInt8]) throws -> (key: [UInt8], nonce: [UInt8]) {
+    try suite.requireSupported()
     let sample = Array(ciphertext.prefix(suite.hashLength))
-    return (try suite.expandWithLabel(secret: senderDataSecret, label: "key", context: sample, length: suite.aeadKeyLength),
-            try suite.expandWithLabel(secret: senderDataSecret, label: "nonce", context: sample, length: suite.aeadNonceLength))
+    let keyed = KeyedHMAC(key: senderDataSecret)
+    return (suite.expandWithLabel(keyed: keyed, label: senderDataKeyLabel, context: sample, length: suite.aeadKeyLength),
+            suite.expandWithLabel(keyed: keyed, label: senderDataNonceLabel, context: sample, length: suite.aeadNonceLength))
 }
+
+private let senderDataKeyLabel = Array("key".utf8), senderDataNonceLabel = Array("nonce".utf8)
