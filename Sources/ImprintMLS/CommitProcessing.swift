@@ -1,8 +1,34 @@
 extension MLSGroup {
     // MARK: Leaf node validation (RFC 9420 §7.3)
 
+    /// The credential types of the current members, gathered once so that a
+    /// batch of Adds is checked against them in O(1) each instead of a pass
+    /// over the tree per Add.
+    struct MemberCredentials: Sendable {
+        /// Credential types in use.
+        var inUse = Set<UInt16>()
+        /// Credential types every member supports.
+        var supportedByAll: Set<UInt16>?
+
+        init(tree: RatchetTree) {
+            for li in tree.occupiedLeaves {
+                guard let l = tree.leaf(li) else { continue }
+                inUse.insert(l.credential.type)
+                let supported = Set(l.capabilities.credentials)
+                supportedByAll = supportedByAll.map { $0.intersection(supported) } ?? supported
+            }
+        }
+
+        /// Whether `leaf` and every member support each other's credential type.
+        func compatible(with leaf: LeafNode) -> Bool {
+            (supportedByAll?.contains(leaf.credential.type) ?? true) && inUse.isSubset(of: leaf.capabilities.credentials)
+        }
+    }
+
     /// Validates a LeafNode about to enter the tree at `index` (nil for an Add, whose slot is not known yet).
-    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock, checkUniqueness: Bool = true) throws {
+    /// `members`: the current members' credential types, when already gathered (used for Adds).
+    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock, checkUniqueness: Bool = true,
+                      members: MemberCredentials? = nil) throws {
         guard leaf.source.code == expectedSource else { throw MLSError(.invalidLeafNode, "leaf_node_source \(leaf.source.code)") }
         if case let .keyPackage(lifetime) = leaf.source {
             let now = clock.now()
@@ -28,6 +54,10 @@ extension MLSGroup {
             for c in req.credentials where !leaf.capabilities.credentials.contains(c) {
                 throw MLSError(.invalidLeafNode, "required credential \(c) unsupported")
             }
+        }
+        if index == nil, !checkUniqueness, let members {
+            guard members.compatible(with: leaf) else { throw MLSError(.invalidLeafNode, "credential type not supported by all members") }
+            return
         }
         for li in 0 ..< tree.leafCount where li != index {
             guard let other = tree.leaf(li) else { continue }
@@ -92,13 +122,15 @@ extension MLSGroup {
 
     /// Checks applied to a proposal when it is received on its own.
     /// `checked`: an Add's KeyPackage signatures, if already verified.
-    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock, checked: KeyPackage.SignatureChecks? = nil) throws {
+    /// `members`: the current members' credential types, if already gathered.
+    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock, checked: KeyPackage.SignatureChecks? = nil,
+                                    members: MemberCredentials? = nil) throws {
         switch p {
         case let .add(kp):
             try kp.validate(suite: cipherSuite, now: clock.now(), checked: checked)
             // Uniqueness against current members is a proposal-list property (a
             // Remove in the same commit may free the key): checked on the result.
-            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false)
+            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false, members: members)
         case let .update(leaf):
             guard case let .member(idx) = sender else { throw MLSError(.invalidProposal, "Update from a non-member") }
             guard try leaf.verifySignature(suite: cipherSuite, groupID: groupID, leafIndex: idx) else {
@@ -147,6 +179,7 @@ extension MLSGroup {
         var gceCount = 0, externalInits: [[UInt8]] = []
         var pathRequired = proposals.isEmpty
         let signatureChecks = try keyPackageSignatureChecks(proposals.map(\.0))
+        let members = MemberCredentials(tree: tree)
         for (index, (p, sender)) in proposals.enumerated() {
             switch p {
             case .update:
@@ -177,7 +210,7 @@ extension MLSGroup {
                 default: throw MLSError(.invalidCommit, "external commit may only carry ExternalInit, Remove and PSK proposals")
                 }
             }
-            try validateStandaloneProposal(p, sender: sender, clock: clock, checked: signatureChecks[index])
+            try validateStandaloneProposal(p, sender: sender, clock: clock, checked: signatureChecks[index], members: members)
         }
         guard gceCount <= 1 else { throw MLSError(.invalidCommit, "several GroupContextExtensions") }
         if committer == nil {

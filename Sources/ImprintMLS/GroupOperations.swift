@@ -159,9 +159,10 @@ extension MLSGroup {
             }
         }
         let signatureChecks = try keyPackageSignatureChecks(proposals)
+        let members = MemberCredentials(tree: tree)
         for (index, p) in proposals.enumerated() {
             if case .update = p { throw MLSError(.invalidProposal, "a committer updates through the path, not an Update proposal") }
-            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock, checked: signatureChecks[index])
+            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock, checked: signatureChecks[index], members: members)
             guard admit(p, sender: .member(leafIndex: myLeaf)) else { throw MLSError(.invalidProposal, "conflicting or disallowed proposal \(p.type)") }
             list.append((p, .member(leafIndex: myLeaf)))
             refs.append(.proposal(p))
