@@ -10,20 +10,20 @@ Per run (fresh clients every run; medians over --runs):
                    it locally (mls-rs keeps an own commit pending until the
                    creator processes it; both steps are timed, also reported
                    apart as commit_build_ms / commit_apply_ms).
-  process_ms       the receiver (an existing member) decodes that commit from
-                   its wire bytes and processes it.
-  join_ms          one of the N decodes the single Welcome from its wire bytes
-                   and joins from it.
+  process_ms       the receiver (an existing member) processes that commit.
+  join_ms          one of the N joins from the single Welcome.
   commit_bytes / welcome_bytes   wire-format MLSMessage sizes.
-  encrypt_per_s    creator encrypts --messages application messages of 1 KiB,
-                   each to its wire bytes.
-  decrypt_per_s    the receiver decodes and decrypts them, in order.
-Messages cross the wire as bytes (to_bytes / Message.from_bytes), as they do
-in `imprint-bench mls`: both sides pay the same encoding and decoding.
+  encrypt_per_s    creator encrypts --messages application messages of 1 KiB.
+  decrypt_per_s    the receiver decrypts them, in order.
+Messages are handed over as decoded mls-rs Message objects, as
+`imprint-bench mls` hands over decoded MLSMessage values: neither side times
+wire encoding or decoding. With --wire both do (to_bytes / Message.from_bytes
+here), but through the Python bindings a from_bytes call costs about 50 us of
+FFI and conversion overhead for a 1 KiB message, which is not mls-rs's work.
 
 The uniffi-generated Python bindings copy every `bytes` argument into Rust one
-byte per Python loop iteration (about 230 us for a 1 KiB message, 60 ms for a
-300 KB commit), which would dominate encrypt and decode timings. Unless
+byte per Python loop iteration (about 230 us for the 1 KiB payload of each
+encrypt call, 60 ms for a 300 KB commit with --wire). Unless
 --unpatched-bindings is given, that loop is replaced by one memmove, so the
 timings measure mls-rs rather than the binding's byte copying. mls-rs itself
 is untouched.
@@ -63,7 +63,7 @@ def timed(fn):
     return (time.perf_counter() - t0) * 1000.0, r
 
 
-def one_run(members, messages):
+def one_run(members, messages, wire):
     creator, receiver = client("creator"), client("receiver")
     group = creator.create_group(None)
     setup = group.add_members([receiver.generate_key_package_message()])
@@ -76,13 +76,21 @@ def one_run(members, messages):
     build_ms, out = timed(lambda: group.add_members(kps))
     apply_ms, _ = timed(lambda: group.process_incoming_message(out.commit_message))
     commit_wire, welcome_wire = out.commit_message.to_bytes(), out.welcome_message.to_bytes()
-    process_ms, res = timed(lambda: rgroup.process_incoming_message(mls.Message.from_bytes(commit_wire)))
+    if wire:
+        process_ms, res = timed(lambda: rgroup.process_incoming_message(mls.Message.from_bytes(commit_wire)))
+        join_ms, joined = timed(lambda: joiners[-1].join_group(None, mls.Message.from_bytes(welcome_wire)))
+    else:
+        process_ms, res = timed(lambda: rgroup.process_incoming_message(out.commit_message))
+        join_ms, joined = timed(lambda: joiners[-1].join_group(None, out.welcome_message))
     assert res.is_commit()
-    join_ms, joined = timed(lambda: joiners[-1].join_group(None, mls.Message.from_bytes(welcome_wire)))
 
     payload = os.urandom(1024)
-    enc_ms, cts = timed(lambda: [group.encrypt_application_message(payload).to_bytes() for _ in range(messages)])
-    dec_ms, pts = timed(lambda: [rgroup.process_incoming_message(mls.Message.from_bytes(c)) for c in cts])
+    if wire:
+        enc_ms, cts = timed(lambda: [group.encrypt_application_message(payload).to_bytes() for _ in range(messages)])
+        dec_ms, pts = timed(lambda: [rgroup.process_incoming_message(mls.Message.from_bytes(c)) for c in cts])
+    else:
+        enc_ms, cts = timed(lambda: [group.encrypt_application_message(payload) for _ in range(messages)])
+        dec_ms, pts = timed(lambda: [rgroup.process_incoming_message(c) for c in cts])
     assert all(p.data == payload for p in pts)
     assert joined.group.export_secret(b"bench", b"", 32) == group.export_secret(b"bench", b"", 32)
     return {
@@ -104,6 +112,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--messages", type=int, default=2000, help="1 KiB application messages per run")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--wire", action="store_true", help="time wire encoding and decoding too (see the module docstring)")
     ap.add_argument("--unpatched-bindings", action="store_true",
                     help="keep the bindings' byte-by-byte copy of bytes arguments (see the module docstring)")
     args = ap.parse_args()
@@ -111,12 +120,12 @@ def main():
         patch_bytes_lowering()
     if args.members < 1 or args.runs < 1 or args.messages < 1:
         raise SystemExit("error: --members, --runs and --messages must be >= 1")
-    runs = [one_run(args.members, args.messages) for _ in range(args.runs)]
+    runs = [one_run(args.members, args.messages, args.wire) for _ in range(args.runs)]
     from importlib.metadata import version
     out = {"members": args.members, "peer": "mls-rs",
            "peer_version": "agentvault-mls-rs-uniffi " + version("agentvault-mls-rs-uniffi"),
            "cipher_suite": 1, "runs": args.runs, "messages": args.messages,
-           "bindings_bytes_copy": "python-loop" if args.unpatched_bindings else "memmove"}
+           "bindings_bytes_copy": "python-loop" if args.unpatched_bindings else "memmove", "wire": args.wire}
     for key in runs[0]:
         med = statistics.median(r[key] for r in runs)
         out[key] = int(med) if key.endswith("_bytes") else round(med, 3 if key.endswith("_ms") else 1)
