@@ -230,13 +230,14 @@ public struct MLSGroup: Sendable {
         case let .privateMessage(m) where m.epoch < epoch:
             return try processPastEpoch(m)
         case let .privateMessage(m):
-            var st = secretTree
             let t = tree
+            // Consumes the message's key in place once the message opens (a
+            // message that fails to open changes nothing); the key stays
+            // deleted whatever the outcome below. Working on `secretTree` in
+            // place, not on a copy, keeps this O(1) in the number of senders.
             ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: epoch,
-                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &st,
+                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &secretTree,
                                                         isMember: { t.leaf($0) != nil })
-            // The consumed key is deleted whatever the outcome below.
-            secretTree = st
         default:
             throw MLSError(.invalidMessage, "not a framed message")
         }

@@ -133,8 +133,9 @@ enum MessageProtection {
                               encryptedSenderData: encSD, ciphertext: ciphertext)
     }
 
-    /// Decrypts a PrivateMessage (the key used is deleted). The signature is
-    /// not checked here: see ``verifySignature``.
+    /// Decrypts a PrivateMessage; once it has opened and parsed, the key used
+    /// is deleted from `secretTree` (if it fails, `secretTree` is unchanged).
+    /// The signature is not checked here: see ``verifySignature``.
     static func unprotectPrivate(suite: CipherSuite, _ m: PrivateMessage, groupID: [UInt8], epoch: UInt64,
                                  senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                  isMember: (UInt32) -> Bool = { _ in true }) throws -> AuthenticatedContent {
@@ -150,7 +151,8 @@ enum MessageProtection {
         try sdr.finish()
         // RFC 9420 §6.3.2: the sender's leaf must be non-blank (checked before any key is used).
         guard isMember(leaf) else { throw MLSError(.invalidMessage, "sender leaf \(leaf) is blank") }
-        let key = try secretTree.takeKey(leaf: leaf, type: m.contentType == .application ? .application : .handshake, generation: generation)
+        let (key, consumption) = try secretTree.keyForReceived(leaf: leaf, type: m.contentType == .application ? .application : .handshake,
+                                                               generation: generation)
         let aad = contentAAD(groupID: m.groupID, epoch: m.epoch, contentType: m.contentType, authenticatedData: m.authenticatedData)
         let plain = try suite.aeadOpen(key: key.key, nonce: applyReuseGuard(key.nonce, reuseGuard), aad: aad, ciphertext: m.ciphertext)
         var r = TLSReader(plain)
@@ -161,6 +163,7 @@ enum MessageProtection {
         }
         let framed = FramedContent(groupID: m.groupID, epoch: m.epoch, sender: .member(leafIndex: leaf),
                                    authenticatedData: m.authenticatedData, content: content)
+        secretTree.consume(consumption)
         return AuthenticatedContent(wireFormat: .privateMessage, content: framed, auth: auth)
     }
 }
