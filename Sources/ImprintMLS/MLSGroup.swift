@@ -123,17 +123,21 @@ public struct MLSGroup: Sendable {
     /// Decrypts an application message of a retained past epoch.
     mutating func processPastEpoch(_ m: PrivateMessage) throws -> ProcessedMessage {
         guard m.groupID == groupID else { throw MLSError(.wrongGroup, "group id") }
-        guard var past = pastEpochs[m.epoch] else { throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available") }
+        // Only the fields needed are read out, so that the epoch's secret tree is
+        // then modified in place in the dictionary (no copy of its ratchets).
+        guard let keys = pastEpochs[m.epoch]?.signatureKeys, let senderDataSecret = pastEpochs[m.epoch]?.senderDataSecret,
+              let pastContext = pastEpochs[m.epoch]?.context else {
+            throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available")
+        }
         guard m.contentType == .application else { throw MLSError(.wrongEpoch, "handshake message for a past epoch") }
-        let keys = past.signatureKeys
-        let ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: m.epoch,
-                                                        senderDataSecret: past.senderDataSecret, secretTree: &past.secretTree,
+        let suite = cipherSuite, group = groupID
+        let ac = try MessageProtection.unprotectPrivate(suite: suite, m, groupID: group, epoch: m.epoch,
+                                                        senderDataSecret: senderDataSecret, secretTree: &pastEpochs[m.epoch]!.secretTree,
                                                         isMember: { keys[$0] != nil })
-        pastEpochs[m.epoch] = past
-        guard case let .member(leaf) = ac.content.sender, let key = past.signatureKeys[leaf], case let .application(data) = ac.content.content else {
+        guard case let .member(leaf) = ac.content.sender, let key = keys[leaf], case let .application(data) = ac.content.content else {
             throw MLSError(.invalidMessage, "past-epoch message sender")
         }
-        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: past.context, signaturePublicKey: key)
+        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: pastContext, signaturePublicKey: key)
         return .application(data: data, sender: leaf, authenticatedData: ac.content.authenticatedData)
     }
 
