@@ -122,16 +122,16 @@ public struct RatchetTree: Sendable, Hashable {
     private func treeHash(_ node: UInt32, excluded: ArraySlice<UInt32>, excludedSet: Set<UInt32>, useCache: Bool) -> [UInt8] {
         if useCache, excluded.isEmpty, let h = hashCache[Int(node)] { return h }
         guard let l = TreeMath.left(node), let r = TreeMath.right(node) else {
-            return leafHashInput(node, blank: !excluded.isEmpty)
+            return leafTreeHash(node, blank: !excluded.isEmpty)
         }
         // Leaves of the left subtree are those below (node + 1) / 2.
         let split = excluded.firstIndex { $0 >= (node + 1) / 2 } ?? excluded.endIndex
         let left = treeHash(l, excluded: excluded[..<split], excludedSet: excludedSet, useCache: useCache)
         let right = treeHash(r, excluded: excluded[split...], excludedSet: excludedSet, useCache: useCache)
-        return parentHashInput(node, left: left, right: right, dropUnmerged: excluded.isEmpty ? nil : excludedSet)
+        return parentTreeHash(node, left: left, right: right, dropUnmerged: excluded.isEmpty ? nil : excludedSet)
     }
 
-    private func leafHashInput(_ node: UInt32, blank: Bool) -> [UInt8] {
+    private func leafTreeHash(_ node: UInt32, blank: Bool) -> [UInt8] {
         var w = TLSWriter()
         w.writeUInt8(1)
         w.writeUInt32(node / 2)
@@ -139,7 +139,7 @@ public struct RatchetTree: Sendable, Hashable {
         return suite.hash(w.bytes)
     }
 
-    private func parentHashInput(_ node: UInt32, left: [UInt8], right: [UInt8], dropUnmerged: Set<UInt32>?) -> [UInt8] {
+    private func parentTreeHash(_ node: UInt32, left: [UInt8], right: [UInt8], dropUnmerged: Set<UInt32>?) -> [UInt8] {
         var w = TLSWriter()
         w.writeUInt8(2)
         var p = parentNode(node)
@@ -166,9 +166,9 @@ public struct RatchetTree: Sendable, Hashable {
             while Int(i) < nodes.count {
                 if hashCache[Int(i)] == nil {
                     if level == 0 {
-                        hashCache[Int(i)] = leafHashInput(i, blank: false)
+                        hashCache[Int(i)] = leafTreeHash(i, blank: false)
                     } else if let l = hashCache[Int(TreeMath.left(i)!)], let r = hashCache[Int(TreeMath.right(i)!)] {
-                        hashCache[Int(i)] = parentHashInput(i, left: l, right: r, dropUnmerged: nil)
+                        hashCache[Int(i)] = parentTreeHash(i, left: l, right: r, dropUnmerged: nil)
                     }
                 }
                 i += UInt32(1) << (level + 1)
