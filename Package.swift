@@ -102,7 +102,7 @@ let package = Package(
             name: "ImprintMLS",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS"]),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
         .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),
@@ -197,6 +197,7 @@ let package = Package(
                 "ImprintMLS",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ]

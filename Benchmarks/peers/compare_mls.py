@@ -18,15 +18,16 @@ METRICS = ("commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes"
 
 def measure(args):
     notes = []
-    imprint, err = run_imprint(["mls", "--members", str(args.members)], args.imprint_bench, not args.no_build)
+    wire = ["--wire"] if args.wire else []
+    imprint, err = run_imprint(["mls", "--members", str(args.members), "--runs", str(args.runs), *wire], args.imprint_bench, not args.no_build)
     if err:
         notes.append(f"imprint: {err}; showing mls-rs only")
     peer, perr = run_json([venv_python(), os.path.join(HERE, "mls_peer_bench.py"),
-                           "--members", str(args.members), "--runs", str(args.runs), "--json"])
+                           "--members", str(args.members), "--runs", str(args.runs), *wire, "--json"])
     if perr:
         notes.append(f"mls-rs: {perr}")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return {"members": args.members, "date_utc": date, "notes": notes,
+    return {"members": args.members, "wire": args.wire, "date_utc": date, "notes": notes,
             "results": {"imprint": imprint, "mls-rs": peer}}
 
 
@@ -34,7 +35,7 @@ def render(meta, markdown):
     imprint, peer = meta["results"]["imprint"] or {}, meta["results"]["mls-rs"] or {}
     header = ["metric", "imprint", "mls-rs", "imprint/mls-rs"]
     table = [[m, fmt(imprint.get(m)), fmt(peer.get(m)), ratio(imprint.get(m), peer.get(m))] for m in METRICS]
-    title = (f"MLS, {meta['members']} members added in one commit, suite 1 — {meta['date_utc']}; "
+    title = (f"MLS, {meta['members']} members added in one commit, suite 1{', wire encoding timed' if meta.get('wire') else ''} — {meta['date_utc']}; "
              f"{peer.get('peer_version', 'mls-rs')}, medians of {peer.get('runs', '?')} runs")
     if markdown:
         print(f"**{title}**\n\n| " + " | ".join(header) + " |\n|---|---:|---:|---:|")
@@ -54,9 +55,10 @@ def render(meta, markdown):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--members", type=int)
-    ap.add_argument("--runs", type=int, default=3, help="mls-rs runs (median)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of each implementation (medians)")
     ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--wire", action="store_true", help="both sides also time wire encoding/decoding of the messages")
     ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
     fmt_group = ap.add_mutually_exclusive_group()
     fmt_group.add_argument("--json", action="store_true")

@@ -42,16 +42,23 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     func hash(_ data: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: data)) }
 
     func mac(key: [UInt8], data: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+        KeyedHMAC(key: key).authenticationCode(data)
     }
 
+    /// HKDF-Extract (RFC 5869 §2.2): HMAC(salt, ikm).
     func extract(salt: [UInt8], ikm: [UInt8]) -> [UInt8] {
-        HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: ikm), salt: salt).withUnsafeBytes { Array($0) }
+        mac(key: salt, data: ikm)
     }
 
+    /// HKDF-Expand (RFC 5869 §2.3). Outputs of at most one hash length (every
+    /// MLS key, nonce and secret) are the first block, T(1) = HMAC(prk, info || 0x01),
+    /// computed directly.
     func expand(prk: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
-        HKDF<SHA256>.expand(pseudoRandomKey: SymmetricKey(data: prk), info: info, outputByteCount: length)
-            .withUnsafeBytes { Array($0) }
+        guard length <= hashLength else {
+            return HKDF<SHA256>.expand(pseudoRandomKey: SymmetricKey(data: prk), info: info, outputByteCount: length)
+                .withUnsafeBytes { Array($0) }
+        }
+        return KeyedHMAC(key: prk).expandFirstBlock(info: info, length: length)
     }
 
     // MARK: Labelled primitives (RFC 9420 §5)
@@ -78,11 +85,24 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
         guard length >= 0, length <= 255 * hashLength, length <= Int(UInt16.max) else {
             throw MLSError(.lengthOverflow, "expand length \(length)")
         }
-        var w = TLSWriter()
+        return expand(prk: secret, info: CipherSuite.kdfLabel(length: length, label: label, context: context), length: length)
+    }
+
+    /// ExpandWithLabel from a secret already keyed for HMAC, for outputs of at
+    /// most one hash length (keys, nonces, secrets).
+    func expandWithLabel(keyed: KeyedHMAC, label: [UInt8], context: [UInt8], length: Int) -> [UInt8] {
+        keyed.expandFirstBlock(info: CipherSuite.kdfLabel(length: length, label: label, context: context), length: length)
+    }
+
+    /// The encoded KDFLabel {length, "MLS 1.0 " + label, context}.
+    static func kdfLabel(length: Int, label: [UInt8], context: [UInt8]) -> [UInt8] {
+        var w = TLSWriter(capacity: 2 + 2 + labelPrefix.count + label.count + 4 + context.count)
         w.writeUInt16(UInt16(length))
-        w.writeOpaque(CipherSuite.labelPrefix + label)
+        w.writeVarint(labelPrefix.count + label.count)
+        w.writeBytes(labelPrefix)
+        w.writeBytes(label)
         w.writeOpaque(context)
-        return expand(prk: secret, info: w.bytes, length: length)
+        return w.bytes
     }
 
     /// DeriveSecret(secret, label) = ExpandWithLabel(secret, label, "", Nh).
@@ -106,7 +126,12 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     /// SignWithLabel(SignatureKey, Label, Content).
     public func signWithLabel(privateKey: [UInt8], label: String, content: [UInt8]) throws -> [UInt8] {
-        try sign(privateKey: privateKey, message: CipherSuite.signContent(label: label, content: content))
+        try signWithLabel(signer: SignatureSigner(suite: self, privateKey: privateKey), label: label, content: content)
+    }
+
+    /// SignWithLabel with a prepared signer.
+    func signWithLabel(signer: SignatureSigner, label: String, content: [UInt8]) throws -> [UInt8] {
+        try signer.sign(CipherSuite.signContent(label: label, content: content))
     }
 
     /// VerifyWithLabel(VerificationKey, Label, Content, Signature).
@@ -170,47 +195,12 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     // MARK: HPKE
 
-    var hpkeSuite: HPKE.Ciphersuite {
-        switch rawValue {
-        case 2: HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-        case 3: HPKE.Ciphersuite(kem: .Curve25519_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .chaChaPoly)
-        default: HPKE.Ciphersuite(kem: .Curve25519_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-        }
-    }
-
     func hpkeSeal(publicKey: [UInt8], info: [UInt8], aad: [UInt8], plaintext: [UInt8]) throws -> (kemOutput: [UInt8], ciphertext: [UInt8]) {
-        try requireSupported()
-        do {
-            var sender: HPKE.Sender
-            if rawValue == 2 {
-                let pk = try P256.KeyAgreement.PublicKey(x963Representation: publicKey)
-                sender = try HPKE.Sender(recipientKey: pk, ciphersuite: hpkeSuite, info: Data(info))
-            } else {
-                let pk = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey)
-                sender = try HPKE.Sender(recipientKey: pk, ciphersuite: hpkeSuite, info: Data(info))
-            }
-            let ct = try sender.seal(plaintext, authenticating: aad)
-            return (Array(sender.encapsulatedKey), Array(ct))
-        } catch {
-            throw MLSError(.invalidKey, "HPKE seal: \(error)")
-        }
+        try HPKEBaseMode(suite: self, info: info).seal(publicKey: publicKey, aad: aad, plaintext: plaintext)
     }
 
     func hpkeOpen(privateKey: [UInt8], info: [UInt8], aad: [UInt8], kemOutput: [UInt8], ciphertext: [UInt8]) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            var recipient: HPKE.Recipient
-            if rawValue == 2 {
-                let sk = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-                recipient = try HPKE.Recipient(privateKey: sk, ciphersuite: hpkeSuite, info: Data(info), encapsulatedKey: Data(kemOutput))
-            } else {
-                let sk = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-                recipient = try HPKE.Recipient(privateKey: sk, ciphersuite: hpkeSuite, info: Data(info), encapsulatedKey: Data(kemOutput))
-            }
-            return Array(try recipient.open(ciphertext, authenticating: aad))
-        } catch {
-            throw MLSError(.decryptionFailed, "HPKE open")
-        }
+        try HPKEBaseMode(suite: self, info: info).open(privateKey: privateKey, kemOutput: kemOutput, aad: aad, ciphertext: ciphertext)
     }
 
     /// The HPKE public key for an HPKE private key.
@@ -256,20 +246,6 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     }
 
     // MARK: Signatures
-
-    func sign(privateKey: [UInt8], message: [UInt8]) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            if rawValue == 2 {
-                let sk = try P256.Signing.PrivateKey(rawRepresentation: privateKey)
-                return Array(try sk.signature(for: message).derRepresentation)
-            }
-            let sk = try Curve25519.Signing.PrivateKey(rawRepresentation: privateKey)
-            return Array(try sk.signature(for: message))
-        } catch {
-            throw MLSError(.invalidKey, "signature private key")
-        }
-    }
 
     func verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Bool {
         try requireSupported()
@@ -320,36 +296,11 @@ extension CipherSuite: TLSCodable {
 extension CipherSuite {
     /// HPKE base-mode receiver export: SetupBaseR(kemOutput, sk, info).Export(context, length).
     func hpkeExport(privateKey: [UInt8], kemOutput: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> [UInt8] {
-        try requireSupported()
-        do {
-            let recipient: HPKE.Recipient
-            if rawValue == 2 {
-                recipient = try HPKE.Recipient(privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
-                                               info: Data(info), encapsulatedKey: Data(kemOutput))
-            } else {
-                recipient = try HPKE.Recipient(privateKey: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey), ciphersuite: hpkeSuite,
-                                               info: Data(info), encapsulatedKey: Data(kemOutput))
-            }
-            return try recipient.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
-        } catch {
-            throw MLSError(.decryptionFailed, "HPKE export")
-        }
+        try HPKEBaseMode(suite: self, info: info).exportReceiver(privateKey: privateKey, kemOutput: kemOutput, exporterContext: exporterContext, length: length)
     }
 
     /// HPKE base-mode sender export: returns (kemOutput, exported secret).
     func hpkeExportSender(publicKey: [UInt8], info: [UInt8], exporterContext: [UInt8], length: Int) throws -> (kemOutput: [UInt8], secret: [UInt8]) {
-        try requireSupported()
-        do {
-            let sender: HPKE.Sender
-            if rawValue == 2 {
-                sender = try HPKE.Sender(recipientKey: try P256.KeyAgreement.PublicKey(x963Representation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
-            } else {
-                sender = try HPKE.Sender(recipientKey: try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey), ciphersuite: hpkeSuite, info: Data(info))
-            }
-            let s = try sender.exportSecret(context: exporterContext, outputByteCount: length).withUnsafeBytes { Array($0) }
-            return (Array(sender.encapsulatedKey), s)
-        } catch {
-            throw MLSError(.invalidKey, "HPKE export")
-        }
+        try HPKEBaseMode(suite: self, info: info).exportSender(publicKey: publicKey, exporterContext: exporterContext, length: length)
     }
 }

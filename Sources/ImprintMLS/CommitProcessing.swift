@@ -1,8 +1,34 @@
 extension MLSGroup {
     // MARK: Leaf node validation (RFC 9420 §7.3)
 
+    /// The credential types of the current members, gathered once so that a
+    /// batch of Adds is checked against them in O(1) each instead of a pass
+    /// over the tree per Add.
+    struct MemberCredentials: Sendable {
+        /// Credential types in use.
+        var inUse = Set<UInt16>()
+        /// Credential types every member supports.
+        var supportedByAll: Set<UInt16>?
+
+        init(tree: RatchetTree) {
+            for li in tree.occupiedLeaves {
+                guard let l = tree.leaf(li) else { continue }
+                inUse.insert(l.credential.type)
+                let supported = Set(l.capabilities.credentials)
+                supportedByAll = supportedByAll.map { $0.intersection(supported) } ?? supported
+            }
+        }
+
+        /// Whether `leaf` and every member support each other's credential type.
+        func compatible(with leaf: LeafNode) -> Bool {
+            (supportedByAll?.contains(leaf.credential.type) ?? true) && inUse.isSubset(of: leaf.capabilities.credentials)
+        }
+    }
+
     /// Validates a LeafNode about to enter the tree at `index` (nil for an Add, whose slot is not known yet).
-    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock, checkUniqueness: Bool = true) throws {
+    /// `members`: the current members' credential types, when already gathered (used for Adds).
+    func validateLeaf(_ leaf: LeafNode, replacing index: UInt32?, expectedSource: UInt8, clock: MLSClock, checkUniqueness: Bool = true,
+                      members: MemberCredentials? = nil) throws {
         guard leaf.source.code == expectedSource else { throw MLSError(.invalidLeafNode, "leaf_node_source \(leaf.source.code)") }
         if case let .keyPackage(lifetime) = leaf.source {
             let now = clock.now()
@@ -28,6 +54,10 @@ extension MLSGroup {
             for c in req.credentials where !leaf.capabilities.credentials.contains(c) {
                 throw MLSError(.invalidLeafNode, "required credential \(c) unsupported")
             }
+        }
+        if index == nil, !checkUniqueness, let members {
+            guard members.compatible(with: leaf) else { throw MLSError(.invalidLeafNode, "credential type not supported by all members") }
+            return
         }
         for li in 0 ..< tree.leafCount where li != index {
             guard let other = tree.leaf(li) else { continue }
@@ -79,14 +109,28 @@ extension MLSGroup {
         }
     }
 
+    /// The signature checks of every Add's KeyPackage, verified in parallel,
+    /// by position in `proposals` (consumed by ``validateStandaloneProposal``).
+    func keyPackageSignatureChecks(_ proposals: [Proposal]) throws -> [Int: KeyPackage.SignatureChecks] {
+        let adds = proposals.enumerated().compactMap { i, p -> (Int, KeyPackage)? in if case let .add(kp) = p { (i, kp) } else { nil } }
+        let suite = cipherSuite
+        let checks = try Parallel.map(adds.count) { adds[$0].1.signatureChecks(suite: suite) }
+        var out: [Int: KeyPackage.SignatureChecks] = [:]
+        for ((i, _), c) in zip(adds, checks) { out[i] = c }
+        return out
+    }
+
     /// Checks applied to a proposal when it is received on its own.
-    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock) throws {
+    /// `checked`: an Add's KeyPackage signatures, if already verified.
+    /// `members`: the current members' credential types, if already gathered.
+    func validateStandaloneProposal(_ p: Proposal, sender: Sender, clock: MLSClock, checked: KeyPackage.SignatureChecks? = nil,
+                                    members: MemberCredentials? = nil) throws {
         switch p {
         case let .add(kp):
-            try kp.validate(suite: cipherSuite, now: clock.now())
+            try kp.validate(suite: cipherSuite, now: clock.now(), checked: checked)
             // Uniqueness against current members is a proposal-list property (a
             // Remove in the same commit may free the key): checked on the result.
-            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false)
+            try validateLeaf(kp.leafNode, replacing: nil, expectedSource: 1, clock: clock, checkUniqueness: false, members: members)
         case let .update(leaf):
             guard case let .member(idx) = sender else { throw MLSError(.invalidProposal, "Update from a non-member") }
             guard try leaf.verifySignature(suite: cipherSuite, groupID: groupID, leafIndex: idx) else {
@@ -134,7 +178,9 @@ extension MLSGroup {
         var touched = Set<UInt32>(), pskIDs = Set<PreSharedKeyID>(), addKeys = Set<[UInt8]>()
         var gceCount = 0, externalInits: [[UInt8]] = []
         var pathRequired = proposals.isEmpty
-        for (p, sender) in proposals {
+        let signatureChecks = try keyPackageSignatureChecks(proposals.map(\.0))
+        let members = MemberCredentials(tree: tree)
+        for (index, (p, sender)) in proposals.enumerated() {
             switch p {
             case .update:
                 guard case let .member(i) = sender, i != committer else { throw MLSError(.invalidCommit, "Update from the committer or a non-member") }
@@ -164,7 +210,7 @@ extension MLSGroup {
                 default: throw MLSError(.invalidCommit, "external commit may only carry ExternalInit, Remove and PSK proposals")
                 }
             }
-            try validateStandaloneProposal(p, sender: sender, clock: clock)
+            try validateStandaloneProposal(p, sender: sender, clock: clock, checked: signatureChecks[index], members: members)
         }
         guard gceCount <= 1 else { throw MLSError(.invalidCommit, "several GroupContextExtensions") }
         if committer == nil {
@@ -176,7 +222,7 @@ extension MLSGroup {
         if pathRequired, commit.path == nil { throw MLSError(.invalidCommit, "path required") }
 
         // Apply proposals to a copy of the tree: GCE, Update, Remove, Add.
-        var (newTree, added, newExtensions) = applyProposals(proposals)
+        var (newTree, added, _, newExtensions) = applyProposals(proposals)
         // Removed (our slot may already hold a new member added by the same commit).
         if proposals.contains(where: { if case .remove(myLeaf) = $0.0 { true } else { false } }) || newTree.leaf(myLeaf) == nil {
             throw MLSError(.removedFromGroup, "this commit removes us")
@@ -257,16 +303,21 @@ extension MLSGroup {
         enterEpoch(tree: newTree, context: newContext, secrets: newSecrets, confirmationTag: tag, newKeys: newKeys)
     }
 
-    /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of the tree.
-    func applyProposals(_ proposals: [(Proposal, Sender)]) -> (RatchetTree, Set<UInt32>, [Extension]) {
+    /// Applies proposals in RFC order (GCE, Update, Remove, Add) to a copy of
+    /// the tree. Returns the new tree (tree hashes refreshed), the leaves
+    /// added (as a set, and in the order of the Add proposals) and the new
+    /// group context extensions.
+    func applyProposals(_ proposals: [(Proposal, Sender)]) -> (tree: RatchetTree, added: Set<UInt32>, addedInOrder: [UInt32], extensions: [Extension]) {
         var newTree = tree
         var newExtensions = context.extensions
         for (p, _) in proposals { if case let .groupContextExtensions(e) = p { newExtensions = e } }
         for (p, sender) in proposals { if case let .update(leaf) = p, case let .member(i) = sender { newTree.updateLeaf(i, leaf) } }
         for (p, _) in proposals { if case let .remove(i) = p { newTree.removeLeaf(i) } }
-        var added = Set<UInt32>()
-        for (p, _) in proposals { if case let .add(kp) = p { added.insert(newTree.addLeaf(kp.leafNode)) } }
-        return (newTree, added, newExtensions)
+        var addedInOrder: [UInt32] = []
+        var cursor: UInt32 = 0
+        for (p, _) in proposals { if case let .add(kp) = p { addedInOrder.append(newTree.addLeaf(kp.leafNode, searchingFrom: &cursor)) } }
+        newTree.refreshTreeHashes()
+        return (newTree, Set(addedInOrder), addedInOrder, newExtensions)
     }
 
     func resolvePSK(_ id: PreSharedKeyID) throws -> [UInt8] {

@@ -87,7 +87,7 @@ public struct GroupInfo: TLSCodable, Hashable {
         try groupContext.cipherSuite.verifyWithLabel(publicKey: publicKey, label: "GroupInfoTBS", content: toBeSigned, signature: signature)
     }
 
-    mutating func sign(privateKey: [UInt8]) throws {
-        signature = try groupContext.cipherSuite.signWithLabel(privateKey: privateKey, label: "GroupInfoTBS", content: toBeSigned)
+    mutating func sign(signer: SignatureSigner) throws {
+        signature = try groupContext.cipherSuite.signWithLabel(signer: signer, label: "GroupInfoTBS", content: toBeSigned)
     }
 }

@@ -38,9 +38,10 @@ extension KeyPackage {
         let life = lifetime ?? Lifetime(notBefore: now &- min(now, 3600), notAfter: now &+ 90 * 86400)
         var leaf = LeafNode(encryptionKey: encKP.publicKey, signatureKey: try suite.signaturePublicKey(privateKey: signaturePrivateKey),
                             credential: credential, capabilities: MLSGroup.defaultCapabilities(suite), source: .keyPackage(life), extensions: [])
-        try leaf.sign(suite: suite, signaturePrivateKey: signaturePrivateKey, groupID: [], leafIndex: 0)
+        let signer = try SignatureSigner(suite: suite, privateKey: signaturePrivateKey)
+        try leaf.sign(suite: suite, signer: signer, groupID: [], leafIndex: 0)
         var kp = KeyPackage(version: 1, cipherSuite: suite, initKey: initKP.publicKey, leafNode: leaf, extensions: [], signature: [])
-        kp.signature = try suite.signWithLabel(privateKey: signaturePrivateKey, label: "KeyPackageTBS", content: kp.toBeSigned)
+        kp.signature = try suite.signWithLabel(signer: signer, label: "KeyPackageTBS", content: kp.toBeSigned)
         return (kp, KeyPackagePrivateKeys(initKey: initKP.privateKey, encryptionKey: encKP.privateKey, signatureKey: signaturePrivateKey))
     }
 }
@@ -68,7 +69,7 @@ extension MLSGroup {
         let secrets = try KeySchedule.epochSecrets(suite: suite, joinerSecret: joiner, pskSecret: zero, groupContext: ctx.tlsBytes)
         let tag = suite.mac(key: secrets.confirmationKey, data: [])
         return MLSGroup(
-            context: ctx, tree: tree, myLeaf: 0, signaturePrivateKey: signaturePrivateKey,
+            context: ctx, tree: tree, myLeaf: 0, signer: try SignatureSigner(suite: suite, privateKey: signaturePrivateKey),
             nodeKeys: [0: NodeKey(privateKey: encKP.privateKey, publicKey: encKP.publicKey)],
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: suite, confirmed: [], confirmationTag: tag),
             secrets: secrets.retained,
@@ -82,7 +83,7 @@ extension MLSGroup {
     public mutating func encrypt(_ data: [UInt8], authenticatedData: [UInt8] = []) throws -> MLSMessage {
         let framed = FramedContent(groupID: groupID, epoch: epoch, sender: .member(leafIndex: myLeaf), authenticatedData: authenticatedData, content: .application(data))
         return .privateMessage(try MessageProtection.protectPrivate(suite: cipherSuite, content: framed, confirmationTag: nil, context: context,
-                                                                     signaturePrivateKey: signaturePrivateKey, senderDataSecret: secrets.senderDataSecret,
+                                                                     signer: signer, senderDataSecret: secrets.senderDataSecret,
                                                                      secretTree: &secretTree, paddingBlock: configuration.paddingBlock))
     }
 
@@ -90,7 +91,7 @@ extension MLSGroup {
     public mutating func propose(_ proposal: Proposal, encrypt: Bool = false) throws -> MLSMessage {
         let framed = FramedContent(groupID: groupID, epoch: epoch, sender: .member(leafIndex: myLeaf), authenticatedData: [], content: .proposal(proposal))
         let wf: WireFormat = encrypt ? .privateMessage : .publicMessage
-        let sig = try MessageProtection.sign(suite: cipherSuite, wireFormat: wf, content: framed, context: context, signaturePrivateKey: signaturePrivateKey)
+        let sig = try MessageProtection.sign(suite: cipherSuite, wireFormat: wf, content: framed, context: context, signer: signer)
         let ac = AuthenticatedContent(wireFormat: wf, content: framed, auth: FramedContentAuthData(signature: sig, confirmationTag: nil))
         let message = try protect(ac)
         let ref = try cipherSuite.refHash(label: Array("MLS 1.0 Proposal Reference".utf8), value: ac.tlsBytes)
@@ -104,7 +105,7 @@ extension MLSGroup {
         let kp = try cipherSuite.deriveKeyPair(ikm: CipherSuite.randomBytes(32))
         leaf.encryptionKey = kp.publicKey
         leaf.source = .update
-        try leaf.sign(suite: cipherSuite, signaturePrivateKey: signaturePrivateKey, groupID: groupID, leafIndex: myLeaf)
+        try leaf.sign(suite: cipherSuite, signer: signer, groupID: groupID, leafIndex: myLeaf)
         let message = try propose(.update(leaf), encrypt: encrypt)
         pendingUpdateKeys[kp.publicKey] = kp.privateKey
         return message
@@ -157,9 +158,11 @@ extension MLSGroup {
                 return false
             }
         }
-        for p in proposals {
+        let signatureChecks = try keyPackageSignatureChecks(proposals)
+        let members = MemberCredentials(tree: tree)
+        for (index, p) in proposals.enumerated() {
             if case .update = p { throw MLSError(.invalidProposal, "a committer updates through the path, not an Update proposal") }
-            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock)
+            try validateStandaloneProposal(p, sender: .member(leafIndex: myLeaf), clock: clock, checked: signatureChecks[index], members: members)
             guard admit(p, sender: .member(leafIndex: myLeaf)) else { throw MLSError(.invalidProposal, "conflicting or disallowed proposal \(p.type)") }
             list.append((p, .member(leafIndex: myLeaf)))
             refs.append(.proposal(p))
@@ -177,7 +180,7 @@ extension MLSGroup {
             default: false
             }
         }
-        var (newTree, added, newExtensions) = applyProposals(list)
+        var (newTree, added, addedInOrder, newExtensions) = applyProposals(list)
         guard newTree.leaf(myLeaf) != nil else { throw MLSError(.invalidCommit, "commit removes the committer") }
         do { try newTree.checkKeyUniqueness() } catch let e as MLSError { throw MLSError(.invalidProposal, e.context) }
         if list.contains(where: { if case .groupContextExtensions = $0.0 { true } else { false } }) {
@@ -188,14 +191,14 @@ extension MLSGroup {
             }
         }
 
-        var provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],
+        let provisional = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: context.confirmedTranscriptHash, extensions: newExtensions)
         var commitSecret = [UInt8](repeating: 0, count: cs.hashLength)
         var path: UpdatePath?
         var pathSecrets: PathSecrets?
         if pathRequired || options.forcePath {
             guard let oldLeaf = newTree.leaf(myLeaf) else { throw MLSError(.invalidState, "own leaf") }
-            let (p, s) = try newTree.createUpdatePath(sender: myLeaf, newLeaf: oldLeaf, signaturePrivateKey: signaturePrivateKey, groupID: groupID,
+            let (p, s) = try newTree.createUpdatePath(sender: myLeaf, newLeaf: oldLeaf, signer: signer, groupID: groupID,
                                                       excluding: added) { t in
                 var c = provisional
                 c.treeHash = t.treeHash
@@ -205,12 +208,11 @@ extension MLSGroup {
             pathSecrets = s
             commitSecret = s.commitSecret
         }
-        provisional.treeHash = newTree.treeHash
 
         let commit = Commit(proposals: refs, path: path)
         let framed = FramedContent(groupID: groupID, epoch: epoch, sender: .member(leafIndex: myLeaf), authenticatedData: [], content: .commit(commit))
         let wf: WireFormat = options.encrypt ? .privateMessage : .publicMessage
-        let sig = try MessageProtection.sign(suite: cs, wireFormat: wf, content: framed, context: context, signaturePrivateKey: signaturePrivateKey)
+        let sig = try MessageProtection.sign(suite: cs, wireFormat: wf, content: framed, context: context, signer: signer)
         var ac = AuthenticatedContent(wireFormat: wf, content: framed, auth: FramedContentAuthData(signature: sig, confirmationTag: nil))
         let confirmed = KeySchedule.confirmedTranscriptHash(suite: cs, interimBefore: interimTranscriptHash, content: ac)
         let newContext = GroupContext(cipherSuite: cs, groupID: groupID, epoch: epoch + 1, treeHash: newTree.treeHash,
@@ -229,26 +231,29 @@ extension MLSGroup {
         var infoExtensions = [Extension(type: Extension.externalPub, data: TLSWriter.opaque(externalPub))]
         if options.ratchetTreeInWelcome { infoExtensions.insert(Extension(type: Extension.ratchetTree, data: newTree.wire.tlsBytes), at: 0) }
         var info = GroupInfo(groupContext: newContext, extensions: infoExtensions, confirmationTag: tag, signer: myLeaf)
-        try info.sign(privateKey: signaturePrivateKey)
+        try info.sign(signer: signer)
 
         var welcome: Welcome?
         if !added.isEmpty {
             let (wkey, wnonce) = try Welcome.welcomeKeyNonce(suite: cs, welcomeSecret: newSecrets.welcomeSecret)
             let encInfo = try cs.aeadSeal(key: wkey, nonce: wnonce, aad: [], plaintext: info.tlsBytes)
-            var entries: [EncryptedGroupSecrets] = []
-            for (p, _) in list {
-                guard case let .add(kp) = p else { continue }
-                guard let li = added.first(where: { newTree.leaf($0) == kp.leafNode }) else { continue }
+            // One HPKE key-schedule setup for `info` (which embeds the ~N-sized
+            // encrypted GroupInfo), then one encryption per new member, on all cores.
+            let hpke = try HPKEBaseMode(suite: cs, info: CipherSuite.encryptContext(label: "Welcome", context: encInfo))
+            let newMembers = Array(zip(list.compactMap { p, _ -> KeyPackage? in if case let .add(kp) = p { kp } else { nil } }, addedInOrder))
+            let pskIDs = psks.map(\.id), leafCount = newTree.leafCount, me = myLeaf, ourPathSecrets = pathSecrets?.pathSecrets
+            let entries = try Parallel.map(newMembers.count) { i -> EncryptedGroupSecrets in
+                let (kp, li) = newMembers[i]
                 var ps: [UInt8]?
-                if let pathSecrets {
+                if let ourPathSecrets {
                     // The lowest node of our filtered direct path above the new member.
-                    var node: UInt32? = TreeMath.commonAncestor(li * 2, myLeaf * 2)
-                    while let n = node, pathSecrets.pathSecrets[n] == nil { node = TreeMath.parent(n, leafCount: newTree.leafCount) }
-                    ps = node.flatMap { pathSecrets.pathSecrets[$0] }
+                    var node: UInt32? = TreeMath.commonAncestor(li * 2, me * 2)
+                    while let n = node, ourPathSecrets[n] == nil { node = TreeMath.parent(n, leafCount: leafCount) }
+                    ps = node.flatMap { ourPathSecrets[$0] }
                 }
-                let gs = GroupSecrets(joinerSecret: joiner, pathSecret: ps, psks: psks.map(\.id))
-                let ct = try cs.encryptWithLabel(publicKey: kp.initKey, label: "Welcome", context: encInfo, plaintext: gs.tlsBytes)
-                entries.append(EncryptedGroupSecrets(newMember: try kp.reference(), encryptedGroupSecrets: HPKECiphertext(kemOutput: ct.kemOutput, ciphertext: ct.ciphertext)))
+                let gs = GroupSecrets(joinerSecret: joiner, pathSecret: ps, psks: pskIDs)
+                let ct = try hpke.seal(publicKey: kp.initKey, aad: [], plaintext: gs.tlsBytes)
+                return EncryptedGroupSecrets(newMember: try kp.reference(), encryptedGroupSecrets: HPKECiphertext(kemOutput: ct.kemOutput, ciphertext: ct.ciphertext))
             }
             welcome = Welcome(cipherSuite: cs, secrets: entries, encryptedGroupInfo: encInfo)
         }
@@ -270,7 +275,7 @@ extension MLSGroup {
         // Confirmation tag of the current epoch: MAC(confirmation_key, confirmed_transcript_hash).
         let tag = cipherSuite.mac(key: secrets.confirmationKey, data: context.confirmedTranscriptHash)
         var info = GroupInfo(groupContext: context, extensions: exts, confirmationTag: tag, signer: myLeaf)
-        try info.sign(privateKey: signaturePrivateKey)
+        try info.sign(signer: signer)
         return info
     }
 
@@ -295,7 +300,7 @@ extension MLSGroup {
         guard tree.treeHash == ctx.treeHash else { throw MLSError(.invalidTree, "tree hash differs from GroupContext") }
         try tree.validate(groupID: ctx.groupID)
         try MLSGroup.validateTreeLeaves(tree, context: ctx)
-        guard let signer = tree.leaf(info.signer), try info.verifySignature(publicKey: signer.signatureKey) else {
+        guard let infoSigner = tree.leaf(info.signer), try info.verifySignature(publicKey: infoSigner.signatureKey) else {
             throw MLSError(.signatureInvalid, "GroupInfo signature")
         }
         guard let extPubExt = info.extensions.first(type: Extension.externalPub) else { throw MLSError(.notFound, "no external_pub extension") }
@@ -304,6 +309,7 @@ extension MLSGroup {
         try r.finish()
         let (kemOutput, initSecret) = try cs.hpkeExportSender(publicKey: externalPub, info: [], exporterContext: Array("MLS 1.0 external init secret".utf8), length: cs.hashLength)
 
+        let signer = try SignatureSigner(suite: cs, privateKey: signaturePrivateKey)
         let encKP = try cs.deriveKeyPair(ikm: CipherSuite.randomBytes(32))
         let leaf = LeafNode(encryptionKey: encKP.publicKey, signatureKey: try cs.signaturePublicKey(privateKey: signaturePrivateKey), credential: credential,
                             capabilities: defaultCapabilities(cs), source: .commit(parentHash: []), extensions: [])
@@ -312,17 +318,16 @@ extension MLSGroup {
             tree.removeLeaf(oldLeaf)
         }
         let myLeaf = tree.addLeaf(leaf)
-        var provisional = GroupContext(cipherSuite: cs, groupID: ctx.groupID, epoch: ctx.epoch + 1, treeHash: [],
+        let provisional = GroupContext(cipherSuite: cs, groupID: ctx.groupID, epoch: ctx.epoch + 1, treeHash: [],
                                        confirmedTranscriptHash: ctx.confirmedTranscriptHash, extensions: ctx.extensions)
-        let (path, pathSecrets) = try tree.createUpdatePath(sender: myLeaf, newLeaf: leaf, signaturePrivateKey: signaturePrivateKey, groupID: ctx.groupID) { t in
+        let (path, pathSecrets) = try tree.createUpdatePath(sender: myLeaf, newLeaf: leaf, signer: signer, groupID: ctx.groupID) { t in
             var c = provisional
             c.treeHash = t.treeHash
             return c.tlsBytes
         }
-        provisional.treeHash = tree.treeHash
         let commit = Commit(proposals: [.proposal(.externalInit(kemOutput: kemOutput))] + (oldLeaf.map { [.proposal(.remove(leafIndex: $0))] } ?? []), path: path)
         let framed = FramedContent(groupID: ctx.groupID, epoch: ctx.epoch, sender: .newMemberCommit, authenticatedData: [], content: .commit(commit))
-        let sig = try MessageProtection.sign(suite: cs, wireFormat: .publicMessage, content: framed, context: ctx, signaturePrivateKey: signaturePrivateKey)
+        let sig = try MessageProtection.sign(suite: cs, wireFormat: .publicMessage, content: framed, context: ctx, signer: signer)
         var ac = AuthenticatedContent(wireFormat: .publicMessage, content: framed, auth: FramedContentAuthData(signature: sig, confirmationTag: nil))
         let interim = KeySchedule.interimTranscriptHash(suite: cs, confirmed: ctx.confirmedTranscriptHash, confirmationTag: info.confirmationTag)
         let confirmed = KeySchedule.confirmedTranscriptHash(suite: cs, interimBefore: interim, content: ac)
@@ -336,7 +341,7 @@ extension MLSGroup {
         var nodeKeys: [UInt32: NodeKey] = [:]
         for (node, sk) in pathSecrets.privateKeys { nodeKeys[node] = NodeKey(privateKey: sk, publicKey: tree.nodes[Int(node)]?.encryptionKey ?? []) }
         var group = MLSGroup(
-            context: newContext, tree: tree, myLeaf: myLeaf, signaturePrivateKey: signaturePrivateKey, nodeKeys: nodeKeys,
+            context: newContext, tree: tree, myLeaf: myLeaf, signer: signer, nodeKeys: nodeKeys,
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: cs, confirmed: confirmed, confirmationTag: tag),
             secrets: secrets.retained,
             secretTree: SecretTree(suite: cs, encryptionSecret: secrets.encryptionSecret, leafCount: tree.leafCount, limits: configuration.secretTreeLimits),

@@ -94,7 +94,7 @@ extension MLSGroup {
         var updateKeys: [[UInt8]: [UInt8]] = [:]
         for (pk, sk) in try r.readVector({ r in (try r.readOpaque(), try r.readOpaque()) }) { updateKeys[pk] = sk }
         try r.finish()
-        self.init(context: ctx, tree: tree, myLeaf: myLeaf, signaturePrivateKey: sig, nodeKeys: nodeKeys, interimTranscriptHash: interim,
+        self.init(context: ctx, tree: tree, myLeaf: myLeaf, signer: try SignatureSigner(suite: cs, privateKey: sig), nodeKeys: nodeKeys, interimTranscriptHash: interim,
                   secrets: secrets, secretTree: st, pendingProposals: pending, resumptionPSKs: resumption, externalPSKs: external,
                   pastEpochs: past, pendingUpdateKeys: updateKeys, configuration: config)
     }

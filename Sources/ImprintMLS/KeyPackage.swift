@@ -52,9 +52,33 @@ public struct KeyPackage: TLSCodable, Hashable {
     /// Validates the KeyPackage (RFC 9420 §10.1) against the group's suite and
     /// the current time (seconds since the Unix epoch; injectable for tests).
     public func validate(suite: CipherSuite, now: UInt64) throws {
+        try validate(suite: suite, now: now, checked: nil)
+    }
+
+    /// Outcome of verifying a KeyPackage's two signatures.
+    struct SignatureChecks: Sendable {
+        var keyPackage: Bool
+        var leaf: Bool
+    }
+
+    /// Verifies the KeyPackage signature and its leaf's signature, so that a
+    /// batch can be verified in parallel ahead of ``validate(suite:now:checked:)``.
+    /// Nil if the KeyPackage is not of `suite` (validation refuses it anyway).
+    func signatureChecks(suite: CipherSuite) -> SignatureChecks? {
+        guard cipherSuite == suite,
+              let kp = try? cipherSuite.verifyWithLabel(publicKey: leafNode.signatureKey, label: "KeyPackageTBS", content: toBeSigned, signature: signature),
+              let leaf = try? leafNode.verifySignature(suite: suite, groupID: [], leafIndex: 0)
+        else { return nil }
+        return SignatureChecks(keyPackage: kp, leaf: leaf)
+    }
+
+    /// ``validate(suite:now:)`` using signature outcomes already computed by
+    /// ``signatureChecks(suite:)`` when given (the same checks in the same order).
+    func validate(suite: CipherSuite, now: UInt64, checked: SignatureChecks?) throws {
         guard version == 1 else { throw MLSError(.invalidKeyPackage, "version \(version)") }
         guard cipherSuite == suite else { throw MLSError(.invalidKeyPackage, "cipher suite mismatch") }
-        guard try cipherSuite.verifyWithLabel(publicKey: leafNode.signatureKey, label: "KeyPackageTBS", content: toBeSigned, signature: signature) else {
+        guard try checked?.keyPackage
+            ?? cipherSuite.verifyWithLabel(publicKey: leafNode.signatureKey, label: "KeyPackageTBS", content: toBeSigned, signature: signature) else {
             throw MLSError(.signatureInvalid, "KeyPackage signature")
         }
         guard case let .keyPackage(lifetime) = leafNode.source else {
@@ -63,7 +87,7 @@ public struct KeyPackage: TLSCodable, Hashable {
         guard lifetime.notBefore <= now, now <= lifetime.notAfter else {
             throw MLSError(.invalidKeyPackage, "lifetime does not cover now")
         }
-        guard try leafNode.verifySignature(suite: suite, groupID: [], leafIndex: 0) else {
+        guard try checked?.leaf ?? leafNode.verifySignature(suite: suite, groupID: [], leafIndex: 0) else {
             throw MLSError(.signatureInvalid, "KeyPackage leaf signature")
         }
         guard initKey != leafNode.encryptionKey else { throw MLSError(.invalidKeyPackage, "init_key equals encryption_key") }

@@ -135,8 +135,11 @@ public struct LeafNode: TLSCodable, Hashable {
 
     /// Signs the leaf (replacing ``signature``).
     public mutating func sign(suite: CipherSuite, signaturePrivateKey: [UInt8], groupID: [UInt8], leafIndex: UInt32) throws {
-        signature = try suite.signWithLabel(privateKey: signaturePrivateKey, label: "LeafNodeTBS",
-                                            content: toBeSigned(groupID: groupID, leafIndex: leafIndex))
+        try sign(suite: suite, signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey), groupID: groupID, leafIndex: leafIndex)
+    }
+
+    mutating func sign(suite: CipherSuite, signer: SignatureSigner, groupID: [UInt8], leafIndex: UInt32) throws {
+        signature = try suite.signWithLabel(signer: signer, label: "LeafNodeTBS", content: toBeSigned(groupID: groupID, leafIndex: leafIndex))
     }
 
     var parentHash: [UInt8]? {

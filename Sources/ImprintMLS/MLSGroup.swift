@@ -22,7 +22,9 @@ public struct MLSGroup: Sendable {
     public internal(set) var tree: RatchetTree
     /// Our leaf index.
     public internal(set) var myLeaf: UInt32
-    var signaturePrivateKey: [UInt8]
+    /// Our signature key, ready to sign.
+    var signer: SignatureSigner
+    var signaturePrivateKey: [UInt8] { signer.privateKey }
     /// HPKE private keys by node index, with the public key they belong to.
     var nodeKeys: [UInt32: NodeKey]
     var interimTranscriptHash: [UInt8]
@@ -101,6 +103,7 @@ public struct MLSGroup: Sendable {
         let window = UInt64(max(0, configuration.pastEpochWindow))
         pastEpochs = pastEpochs.filter { $0.key + window >= newContext.epoch }
         tree = newTree
+        tree.refreshTreeHashes()
         context = newContext
         secrets = newSecrets.retained
         interimTranscriptHash = KeySchedule.interimTranscriptHash(suite: cs, confirmed: newContext.confirmedTranscriptHash, confirmationTag: confirmationTag)
@@ -120,17 +123,21 @@ public struct MLSGroup: Sendable {
     /// Decrypts an application message of a retained past epoch.
     mutating func processPastEpoch(_ m: PrivateMessage) throws -> ProcessedMessage {
         guard m.groupID == groupID else { throw MLSError(.wrongGroup, "group id") }
-        guard var past = pastEpochs[m.epoch] else { throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available") }
+        // Only the fields needed are read out, so that the epoch's secret tree is
+        // then modified in place in the dictionary (no copy of its ratchets).
+        guard let keys = pastEpochs[m.epoch]?.signatureKeys, let senderDataSecret = pastEpochs[m.epoch]?.senderDataSecret,
+              let pastContext = pastEpochs[m.epoch]?.context else {
+            throw MLSError(.wrongEpoch, "epoch \(m.epoch) is not available")
+        }
         guard m.contentType == .application else { throw MLSError(.wrongEpoch, "handshake message for a past epoch") }
-        let keys = past.signatureKeys
-        let ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: m.epoch,
-                                                        senderDataSecret: past.senderDataSecret, secretTree: &past.secretTree,
+        let suite = cipherSuite, group = groupID
+        let ac = try MessageProtection.unprotectPrivate(suite: suite, m, groupID: group, epoch: m.epoch,
+                                                        senderDataSecret: senderDataSecret, secretTree: &pastEpochs[m.epoch]!.secretTree,
                                                         isMember: { keys[$0] != nil })
-        pastEpochs[m.epoch] = past
-        guard case let .member(leaf) = ac.content.sender, let key = past.signatureKeys[leaf], case let .application(data) = ac.content.content else {
+        guard case let .member(leaf) = ac.content.sender, let key = keys[leaf], case let .application(data) = ac.content.content else {
             throw MLSError(.invalidMessage, "past-epoch message sender")
         }
-        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: past.context, signaturePublicKey: key)
+        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: pastContext, signaturePublicKey: key)
         return .application(data: data, sender: leaf, authenticatedData: ac.content.authenticatedData)
     }
 
@@ -206,7 +213,7 @@ public struct MLSGroup: Sendable {
             throw MLSError(.confirmationTagInvalid, "GroupInfo confirmation tag")
         }
         var group = MLSGroup(
-            context: ctx, tree: tree, myLeaf: myLeaf, signaturePrivateKey: privateKeys.signatureKey, nodeKeys: nodeKeys,
+            context: ctx, tree: tree, myLeaf: myLeaf, signer: try SignatureSigner(suite: cs, privateKey: privateKeys.signatureKey), nodeKeys: nodeKeys,
             interimTranscriptHash: KeySchedule.interimTranscriptHash(suite: cs, confirmed: ctx.confirmedTranscriptHash, confirmationTag: info.confirmationTag),
             secrets: secrets.retained,
             secretTree: SecretTree(suite: cs, encryptionSecret: secrets.encryptionSecret, leafCount: tree.leafCount, limits: configuration.secretTreeLimits),
@@ -227,13 +234,14 @@ public struct MLSGroup: Sendable {
         case let .privateMessage(m) where m.epoch < epoch:
             return try processPastEpoch(m)
         case let .privateMessage(m):
-            var st = secretTree
             let t = tree
+            // Consumes the message's key in place once the message opens (a
+            // message that fails to open changes nothing); the key stays
+            // deleted whatever the outcome below. Working on `secretTree` in
+            // place, not on a copy, keeps this O(1) in the number of senders.
             ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: epoch,
-                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &st,
+                                                        senderDataSecret: secrets.senderDataSecret, secretTree: &secretTree,
                                                         isMember: { t.leaf($0) != nil })
-            // The consumed key is deleted whatever the outcome below.
-            secretTree = st
         default:
             throw MLSError(.invalidMessage, "not a framed message")
         }

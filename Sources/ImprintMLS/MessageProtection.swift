@@ -16,7 +16,11 @@ enum MessageProtection {
     }
 
     static func sign(suite: CipherSuite, wireFormat: WireFormat, content: FramedContent, context: GroupContext, signaturePrivateKey: [UInt8]) throws -> [UInt8] {
-        try suite.signWithLabel(privateKey: signaturePrivateKey, label: "FramedContentTBS",
+        try sign(suite: suite, wireFormat: wireFormat, content: content, context: context, signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey))
+    }
+
+    static func sign(suite: CipherSuite, wireFormat: WireFormat, content: FramedContent, context: GroupContext, signer: SignatureSigner) throws -> [UInt8] {
+        try suite.signWithLabel(signer: signer, label: "FramedContentTBS",
                                 content: framedContentTBS(wireFormat: wireFormat, content: content, context: context))
     }
 
@@ -89,7 +93,15 @@ enum MessageProtection {
     static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
                                signaturePrivateKey: [UInt8], senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                paddingBlock: Int = 0) throws -> PrivateMessage {
-        let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signaturePrivateKey: signaturePrivateKey)
+        try protectPrivate(suite: suite, content: content, confirmationTag: confirmationTag, context: context,
+                           signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey), senderDataSecret: senderDataSecret,
+                           secretTree: &secretTree, paddingBlock: paddingBlock)
+    }
+
+    static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
+                               signer: SignatureSigner, senderDataSecret: [UInt8], secretTree: inout SecretTree,
+                               paddingBlock: Int = 0) throws -> PrivateMessage {
+        let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signer: signer)
         let ac = AuthenticatedContent(wireFormat: .privateMessage, content: content, auth: FramedContentAuthData(signature: sig, confirmationTag: confirmationTag))
         return try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, secretTree: &secretTree, paddingBlock: paddingBlock)
     }
@@ -121,8 +133,9 @@ enum MessageProtection {
                               encryptedSenderData: encSD, ciphertext: ciphertext)
     }
 
-    /// Decrypts a PrivateMessage (the key used is deleted). The signature is
-    /// not checked here: see ``verifySignature``.
+    /// Decrypts a PrivateMessage; once it has opened and parsed, the key used
+    /// is deleted from `secretTree` (if it fails, `secretTree` is unchanged).
+    /// The signature is not checked here: see ``verifySignature``.
     static func unprotectPrivate(suite: CipherSuite, _ m: PrivateMessage, groupID: [UInt8], epoch: UInt64,
                                  senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                  isMember: (UInt32) -> Bool = { _ in true }) throws -> AuthenticatedContent {
@@ -138,7 +151,8 @@ enum MessageProtection {
         try sdr.finish()
         // RFC 9420 §6.3.2: the sender's leaf must be non-blank (checked before any key is used).
         guard isMember(leaf) else { throw MLSError(.invalidMessage, "sender leaf \(leaf) is blank") }
-        let key = try secretTree.takeKey(leaf: leaf, type: m.contentType == .application ? .application : .handshake, generation: generation)
+        let (key, consumption) = try secretTree.keyForReceived(leaf: leaf, type: m.contentType == .application ? .application : .handshake,
+                                                               generation: generation)
         let aad = contentAAD(groupID: m.groupID, epoch: m.epoch, contentType: m.contentType, authenticatedData: m.authenticatedData)
         let plain = try suite.aeadOpen(key: key.key, nonce: applyReuseGuard(key.nonce, reuseGuard), aad: aad, ciphertext: m.ciphertext)
         var r = TLSReader(plain)
@@ -149,6 +163,7 @@ enum MessageProtection {
         }
         let framed = FramedContent(groupID: m.groupID, epoch: m.epoch, sender: .member(leafIndex: leaf),
                                    authenticatedData: m.authenticatedData, content: content)
+        secretTree.consume(consumption)
         return AuthenticatedContent(wireFormat: .privateMessage, content: framed, auth: auth)
     }
 }

@@ -6,6 +6,16 @@ public struct RatchetTree: Sendable, Hashable {
     public let suite: CipherSuite
     /// Nodes by node index; nil is a blank node.
     public private(set) var nodes: [Node?]
+    /// Tree hash of each node, nil where a change at or below the node made it
+    /// stale. Invariant: a stale node's ancestors are stale too, so a clean
+    /// root means a clean tree. Derived data: not part of equality.
+    private var hashCache: [[UInt8]?]
+
+    public static func == (a: RatchetTree, b: RatchetTree) -> Bool { a.suite == b.suite && a.nodes == b.nodes }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(suite)
+        hasher.combine(nodes)
+    }
 
     /// Number of leaves (a power of two).
     public var leafCount: UInt32 { UInt32((nodes.count + 1) / 2) }
@@ -17,6 +27,8 @@ public struct RatchetTree: Sendable, Hashable {
     init(suite: CipherSuite, firstLeaf: LeafNode) {
         self.suite = suite
         nodes = [.leaf(firstLeaf)]
+        hashCache = [nil]
+        refreshTreeHashes()
     }
 
     /// Builds a tree from its wire form, checking node kinds and width.
@@ -38,6 +50,8 @@ public struct RatchetTree: Sendable, Hashable {
         while 2 * leaves - 1 < n.count { leaves *= 2 }
         n.append(contentsOf: [Node?](repeating: nil, count: 2 * leaves - 1 - n.count))
         nodes = n
+        hashCache = [[UInt8]?](repeating: nil, count: n.count)
+        refreshTreeHashes()
     }
 
     /// Decodes `optional<Node> ratchet_tree<V>` bytes.
@@ -70,7 +84,7 @@ public struct RatchetTree: Sendable, Hashable {
 
     /// Indices of non-blank leaves.
     public var occupiedLeaves: [UInt32] {
-        (0 ..< leafCount).filter { leaf($0) != nil }
+        (0 ..< leafCount).filter { nodes[Int($0 * 2)] != nil }
     }
 
     var root: UInt32 { TreeMath.root(leafCount) }
@@ -95,47 +109,84 @@ public struct RatchetTree: Sendable, Hashable {
     // MARK: Tree hash
 
     /// Tree hash of the subtree at `node` (RFC 9420 §7.8); `excluding` leaves
-    /// are hashed as blank and dropped from unmerged-leaf lists.
-    func treeHash(_ node: UInt32, excluding: Set<UInt32> = []) -> [UInt8] {
-        var w = TLSWriter()
-        if TreeMath.level(node) == 0 {
-            w.writeUInt8(1)
-            w.writeUInt32(node / 2)
-            let l = excluding.contains(node / 2) ? nil : leaf(node / 2)
-            w.writeOptional(l) { $1.encode(to: &$0) }
-        } else {
-            w.writeUInt8(2)
-            var p = parentNode(node)
-            if !excluding.isEmpty { p?.unmergedLeaves.removeAll { excluding.contains($0) } }
-            w.writeOptional(p) { $1.encode(to: &$0) }
-            w.writeOpaque(treeHash(TreeMath.left(node)!, excluding: excluding))
-            w.writeOpaque(treeHash(TreeMath.right(node)!, excluding: excluding))
+    /// are hashed as blank and dropped from unmerged-leaf lists. Clean cached
+    /// subtree hashes are reused unless `useCache` is false.
+    func treeHash(_ node: UInt32, excluding: Set<UInt32> = [], useCache: Bool = true) -> [UInt8] {
+        let k = TreeMath.level(node)
+        let lo = (node - ((UInt32(1) << k) - 1)) / 2, hi = lo + (UInt32(1) << k)
+        let inside = excluding.filter { $0 >= lo && $0 < hi }.sorted()
+        return treeHash(node, excluded: inside[...], excludedSet: Set(inside), useCache: useCache)
+    }
+
+    /// `excluded`: the sorted excluded leaves that lie in `node`'s subtree.
+    private func treeHash(_ node: UInt32, excluded: ArraySlice<UInt32>, excludedSet: Set<UInt32>, useCache: Bool) -> [UInt8] {
+        if useCache, excluded.isEmpty, let h = hashCache[Int(node)] { return h }
+        guard let l = TreeMath.left(node), let r = TreeMath.right(node) else {
+            return leafTreeHash(node, blank: !excluded.isEmpty)
         }
+        // Leaves of the left subtree are those below (node + 1) / 2.
+        let split = excluded.firstIndex { $0 >= (node + 1) / 2 } ?? excluded.endIndex
+        let left = treeHash(l, excluded: excluded[..<split], excludedSet: excludedSet, useCache: useCache)
+        let right = treeHash(r, excluded: excluded[split...], excludedSet: excludedSet, useCache: useCache)
+        return parentTreeHash(node, left: left, right: right, dropUnmerged: excluded.isEmpty ? nil : excludedSet)
+    }
+
+    private func leafTreeHash(_ node: UInt32, blank: Bool) -> [UInt8] {
+        var w = TLSWriter()
+        w.writeUInt8(1)
+        w.writeUInt32(node / 2)
+        w.writeOptional(blank ? nil : leaf(node / 2)) { $1.encode(to: &$0) }
         return suite.hash(w.bytes)
     }
 
-    /// Tree hashes of every node, computed bottom-up once.
+    private func parentTreeHash(_ node: UInt32, left: [UInt8], right: [UInt8], dropUnmerged: Set<UInt32>?) -> [UInt8] {
+        var w = TLSWriter()
+        w.writeUInt8(2)
+        var p = parentNode(node)
+        if let dropUnmerged { p?.unmergedLeaves.removeAll { dropUnmerged.contains($0) } }
+        w.writeOptional(p) { $1.encode(to: &$0) }
+        w.writeOpaque(left)
+        w.writeOpaque(right)
+        return suite.hash(w.bytes)
+    }
+
+    /// Tree hashes of every node, computed bottom-up from scratch.
     func allTreeHashes() -> [[UInt8]] {
-        var out = [[UInt8]](repeating: [], count: nodes.count)
+        var t = self
+        t.hashCache = [[UInt8]?](repeating: nil, count: nodes.count)
+        t.refreshTreeHashes()
+        return t.hashCache.map { $0 ?? [] }
+    }
+
+    /// Recomputes the stale cached tree hashes, bottom-up.
+    mutating func refreshTreeHashes() {
+        guard hashCache[Int(root)] == nil else { return }
         for level in 0 ... TreeMath.level(root) {
             var i = (UInt32(1) << level) - 1
             while Int(i) < nodes.count {
-                var w = TLSWriter()
-                if level == 0 {
-                    w.writeUInt8(1); w.writeUInt32(i / 2); w.writeOptional(leaf(i / 2)) { $1.encode(to: &$0) }
-                } else {
-                    w.writeUInt8(2); w.writeOptional(parentNode(i)) { $1.encode(to: &$0) }
-                    w.writeOpaque(out[Int(TreeMath.left(i)!)]); w.writeOpaque(out[Int(TreeMath.right(i)!)])
+                if hashCache[Int(i)] == nil {
+                    if level == 0 {
+                        hashCache[Int(i)] = leafTreeHash(i, blank: false)
+                    } else if let l = hashCache[Int(TreeMath.left(i)!)], let r = hashCache[Int(TreeMath.right(i)!)] {
+                        hashCache[Int(i)] = parentTreeHash(i, left: l, right: r, dropUnmerged: nil)
+                    }
                 }
-                out[Int(i)] = suite.hash(w.bytes)
                 i += UInt32(1) << (level + 1)
             }
         }
-        return out
+    }
+
+    /// Marks `node` and its ancestors stale.
+    private mutating func invalidateHash(_ node: UInt32) {
+        var n: UInt32? = node
+        while let x = n, hashCache[Int(x)] != nil {
+            hashCache[Int(x)] = nil
+            n = TreeMath.parent(x, leafCount: leafCount)
+        }
     }
 
     /// Tree hash of the whole tree.
-    public var treeHash: [UInt8] { allTreeHashes()[Int(root)] }
+    public var treeHash: [UInt8] { treeHash(root) }
 
     // MARK: Parent hash
 
@@ -200,9 +251,14 @@ public struct RatchetTree: Sendable, Hashable {
     public func validate(groupID: [UInt8]) throws {
         guard verifyParentHashes() else { throw MLSError(.invalidParentHash, "tree parent hashes") }
         var encryptionKeys = Set<[UInt8]>(), signatureKeys = Set<[UInt8]>()
-        for li in 0 ..< leafCount {
+        // The leaf signatures are the bulk of the work: verified in parallel first.
+        let occupied = occupiedLeaves
+        let signatureValid = try Parallel.map(occupied.count) { i in
+            try leaf(occupied[i])?.verifySignature(suite: suite, groupID: groupID, leafIndex: occupied[i]) ?? false
+        }
+        for (li, valid) in zip(occupied, signatureValid) {
             guard let l = leaf(li) else { continue }
-            guard try l.verifySignature(suite: suite, groupID: groupID, leafIndex: li) else {
+            guard valid else {
                 throw MLSError(.signatureInvalid, "leaf \(li) signature")
             }
             guard encryptionKeys.insert(l.encryptionKey).inserted else { throw MLSError(.invalidTree, "duplicate encryption key") }
@@ -234,48 +290,63 @@ public struct RatchetTree: Sendable, Hashable {
     /// Adds a leaf in the leftmost blank slot (extending the tree if needed); returns its index.
     @discardableResult
     mutating func addLeaf(_ leafNode: LeafNode) -> UInt32 {
-        var index: UInt32? = (0 ..< leafCount).first { leaf($0) == nil }
-        if index == nil {
-            index = leafCount
+        var from: UInt32 = 0
+        return addLeaf(leafNode, searchingFrom: &from)
+    }
+
+    /// Adds a leaf in the leftmost blank slot at or after `from`, which the
+    /// caller guarantees has no blank slot before it; `from` moves past the new
+    /// leaf, so a batch of adds scans the tree once.
+    mutating func addLeaf(_ leafNode: LeafNode, searchingFrom from: inout UInt32) -> UInt32 {
+        var li = from
+        while li < leafCount, nodes[Int(li * 2)] != nil { li += 1 }
+        if li == leafCount {
             nodes.append(contentsOf: [Node?](repeating: nil, count: nodes.count + 1))
+            hashCache.append(contentsOf: [[UInt8]?](repeating: nil, count: hashCache.count + 1))
         }
-        let li = index!
-        nodes[Int(li * 2)] = .leaf(leafNode)
+        from = li + 1
+        setNode(li * 2, .leaf(leafNode))
         for p in TreeMath.directPath(li * 2, leafCount: leafCount) {
-            if case var .parent(pn)? = nodes[Int(p)] {
-                // Kept sorted in increasing order (RFC 9420 §7.1).
+            guard case var .parent(pn)? = nodes[Int(p)] else { continue }
+            nodes[Int(p)] = nil // so that `pn` holds the only reference to its list
+            // Kept sorted in increasing order (RFC 9420 §7.1).
+            if let last = pn.unmergedLeaves.last, last > li {
                 pn.unmergedLeaves.insert(li, at: pn.unmergedLeaves.firstIndex { $0 > li } ?? pn.unmergedLeaves.count)
-                nodes[Int(p)] = .parent(pn)
+            } else {
+                pn.unmergedLeaves.append(li)
             }
+            setNode(p, .parent(pn))
         }
         return li
     }
 
     /// Replaces a member's leaf and blanks its direct path (Update).
     mutating func updateLeaf(_ index: UInt32, _ leafNode: LeafNode) {
-        nodes[Int(index * 2)] = .leaf(leafNode)
+        setNode(index * 2, .leaf(leafNode))
         blankDirectPath(index)
     }
 
     mutating func blankDirectPath(_ index: UInt32) {
-        for p in TreeMath.directPath(index * 2, leafCount: leafCount) { nodes[Int(p)] = nil }
+        for p in TreeMath.directPath(index * 2, leafCount: leafCount) { setNode(p, nil) }
     }
 
     /// Blanks a leaf and its direct path, then truncates (Remove).
     mutating func removeLeaf(_ index: UInt32) {
-        nodes[Int(index * 2)] = nil
+        setNode(index * 2, nil)
         blankDirectPath(index)
         truncate()
     }
 
     /// Halves the tree while its right half holds no member.
     mutating func truncate() {
-        while leafCount > 1, (leafCount / 2 ..< leafCount).allSatisfy({ leaf($0) == nil }) {
+        while leafCount > 1, (leafCount / 2 ..< leafCount).allSatisfy({ nodes[Int($0 * 2)] == nil }) {
             nodes.removeLast(nodes.count / 2 + 1)
+            hashCache.removeLast(hashCache.count / 2 + 1)
         }
     }
 
     mutating func setNode(_ index: UInt32, _ node: Node?) {
         nodes[Int(index)] = node
+        invalidateHash(index)
     }
 }

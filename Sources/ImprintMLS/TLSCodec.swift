@@ -137,6 +137,9 @@ public struct TLSWriter: Sendable {
     /// An empty writer.
     public init() {}
 
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     /// Writes a `uint8`.
     public mutating func writeUInt8(_ v: UInt8) { bytes.append(v) }
     /// Writes a big-endian `uint16`.

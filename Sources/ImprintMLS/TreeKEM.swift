@@ -73,6 +73,7 @@ extension RatchetTree {
         let expected = try applyPathKeys(sender: sender, publicKeys: path.nodes.map(\.encryptionKey), excluding: excluding)
         guard expected == leafPH else { throw MLSError(.invalidParentHash, "UpdatePath leaf parent hash") }
         setNode(sender * 2, .leaf(path.leafNode))
+        refreshTreeHashes()
     }
 
     /// Decrypts the path secret meant for `me` from an UpdatePath already
@@ -118,6 +119,13 @@ extension RatchetTree {
     mutating func createUpdatePath(sender: UInt32, newLeaf: LeafNode, signaturePrivateKey: [UInt8], groupID: [UInt8],
                                    excluding: Set<UInt32> = [], leafSecret: [UInt8]? = nil,
                                    contextForTree: (RatchetTree) throws -> [UInt8]) throws -> (UpdatePath, PathSecrets) {
+        try createUpdatePath(sender: sender, newLeaf: newLeaf, signer: SignatureSigner(suite: suite, privateKey: signaturePrivateKey), groupID: groupID,
+                             excluding: excluding, leafSecret: leafSecret, contextForTree: contextForTree)
+    }
+
+    mutating func createUpdatePath(sender: UInt32, newLeaf: LeafNode, signer: SignatureSigner, groupID: [UInt8],
+                                   excluding: Set<UInt32> = [], leafSecret: [UInt8]? = nil,
+                                   contextForTree: (RatchetTree) throws -> [UInt8]) throws -> (UpdatePath, PathSecrets) {
         let fdp = filteredDirectPath(sender, excluding: excluding)
         var secret = leafSecret ?? CipherSuite.randomBytes(suite.hashLength)
         let leafKP = try RatchetTree.nodeKeyPair(suite: suite, pathSecret: secret)
@@ -138,8 +146,9 @@ extension RatchetTree {
         var leaf = newLeaf
         leaf.encryptionKey = leafKP.publicKey
         leaf.source = .commit(parentHash: leafPH)
-        try leaf.sign(suite: suite, signaturePrivateKey: signaturePrivateKey, groupID: groupID, leafIndex: sender)
+        try leaf.sign(suite: suite, signer: signer, groupID: groupID, leafIndex: sender)
         setNode(sender * 2, .leaf(leaf))
+        refreshTreeHashes()
         let context = try contextForTree(self)
         var pathNodes: [UpdatePathNode] = []
         for (i, entry) in fdp.enumerated() {

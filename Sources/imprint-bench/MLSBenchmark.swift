@@ -15,6 +15,10 @@ import ImprintMLS
 /// - `commit_bytes` / `welcome_bytes`: wire-format MLSMessage sizes.
 /// - `encrypt_per_s` / `decrypt_per_s`: the creator encrypts `--messages` 1 KiB
 ///   application messages; the receiver decrypts them in order.
+///
+/// Messages are handed over as decoded `MLSMessage` values, as the peer bench
+/// hands mls-rs its decoded `Message` objects; `--wire` also times encoding
+/// them to bytes and decoding them (commit, Welcome, every application message).
 struct MLSBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "mls", abstract: "MLS: add N members in one commit, process, join, 1 KiB messages.")
 
@@ -22,6 +26,7 @@ struct MLSBenchmark: ParsableCommand {
     @Option(help: "Runs (medians are reported).") var runs = 3
     @Option(help: "1 KiB application messages per run.") var messages = 2000
     @Flag(help: "Print one JSON object.") var json = false
+    @Flag(help: "Also time wire encoding and decoding of the messages.") var wire = false
 
     /// Failures of a run: the benchmark checks what it measures.
     struct BenchmarkError: Error, CustomStringConvertible {
@@ -56,6 +61,7 @@ struct MLSBenchmark: ParsableCommand {
             ("cipher_suite", "1"),
             ("runs", "\(runs)"),
             ("messages", "\(messages)"),
+            ("wire", "\(wire)"),
         ]
         if json {
             print("{" + result.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
@@ -87,14 +93,17 @@ struct MLSBenchmark: ParsableCommand {
         var run = Run()
         let (commitMs, output) = try Clock.measure { try group.commit(joiners.map { .add($0.0) }) }
         guard let welcome = output.welcome else { throw BenchmarkError(description: "commit made no Welcome") }
-        // Both sides see the commit as it travels: encoded, then decoded by the receiver.
         let commitWire = output.commit.tlsBytes
-        let (processMs, processed) = try Clock.measure { try receiver.process(try MLSMessage(tlsBytes: commitWire)) }
+        let (processMs, processed) = try Clock.measure { try receiver.process(wire ? try MLSMessage(tlsBytes: commitWire) : output.commit) }
         guard processed == .commit(epoch: group.epoch) else { throw BenchmarkError(description: "receiver did not apply the commit") }
         let welcomeWire = MLSMessage.welcome(welcome).tlsBytes
         let last = joiners[joiners.count - 1]
         let (joinMs, joined) = try Clock.measure { () throws -> MLSGroup in
-            guard case let .welcome(w) = try MLSMessage(tlsBytes: welcomeWire) else { throw BenchmarkError(description: "not a Welcome") }
+            var w = welcome
+            if wire {
+                guard case let .welcome(decoded) = try MLSMessage(tlsBytes: welcomeWire) else { throw BenchmarkError(description: "not a Welcome") }
+                w = decoded
+            }
             return try MLSGroup.join(welcome: w, keyPackage: last.0, privateKeys: last.1)
         }
         run.commitMs = commitMs
@@ -105,10 +114,18 @@ struct MLSBenchmark: ParsableCommand {
 
         var rng = SystemRandomNumberGenerator()
         let payload = (0 ..< 1024).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
-        let (encMs, ciphertexts) = try Clock.measure { try (0 ..< messages).map { _ in try group.encrypt(payload).tlsBytes } }
+        var ciphertexts: [MLSMessage] = [], encodedCiphertexts: [[UInt8]] = []
+        let (encMs, _) = try Clock.measure {
+            if wire {
+                encodedCiphertexts = try (0 ..< messages).map { _ in try group.encrypt(payload).tlsBytes }
+            } else {
+                ciphertexts = try (0 ..< messages).map { _ in try group.encrypt(payload) }
+            }
+        }
         let (decMs, plaintexts) = try Clock.measure {
-            try ciphertexts.map { c -> [UInt8] in
-                guard case let .application(data, _, _) = try receiver.process(try MLSMessage(tlsBytes: c)) else {
+            try (0 ..< messages).map { i -> [UInt8] in
+                let m = wire ? try MLSMessage(tlsBytes: encodedCiphertexts[i]) : ciphertexts[i]
+                guard case let .application(data, _, _) = try receiver.process(m) else {
                     throw BenchmarkError(description: "not an application message")
                 }
                 return data

@@ -51,6 +51,29 @@ import Testing
         expectRefused(try forge(Commit(proposals: [], path: nil), from: &a), by: b, .invalidCommit) // empty commit needs a path
     }
 
+    /// A KeyPackage listing only `credentials` in its capabilities.
+    func keyPackage(credential: Credential, supporting credentials: [UInt16]) throws -> KeyPackage {
+        let (key, _) = try suite.generateSignatureKeyPair()
+        var (kp, _) = try KeyPackage.create(suite: suite, credential: credential, signaturePrivateKey: key)
+        kp.leafNode.capabilities.credentials = credentials
+        try kp.leafNode.sign(suite: suite, signaturePrivateKey: key, groupID: [], leafIndex: 0)
+        kp.signature = try suite.signWithLabel(privateKey: key, label: "KeyPackageTBS", content: kp.toBeSigned)
+        return kp
+    }
+
+    @Test func addedMembersMustShareCredentialTypes() throws {
+        var (a, b, _, _) = try trio()
+        // Supports only X.509 while the members use basic credentials.
+        let x509Only = try keyPackage(credential: .x509(certificates: [[1, 2, 3]]), supporting: [Credential.x509Type])
+        #expect { var probe = a; _ = try probe.commit([.add(x509Only)]) } throws: { ($0 as? MLSError)?.code == .invalidLeafNode }
+        expectRefused(try forge(Commit(proposals: [.proposal(.add(x509Only))], path: nil), from: &a), by: b, .invalidLeafNode)
+        // Uses X.509, which every member supports, and supports basic too: accepted.
+        let x509 = try keyPackage(credential: .x509(certificates: [[1, 2, 3]]), supporting: [Credential.basicType, Credential.x509Type])
+        let out = try a.commit([.add(x509)])
+        guard case .commit = try b.process(out.commit) else { Issue.record("commit not applied"); return }
+        #expect(b.epochAuthenticator == a.epochAuthenticator)
+    }
+
     @Test func addedKeyPackagesAreValidated() throws {
         var (a, b, c, _) = try trio()
         let dave = try Client("dave", suite)

@@ -59,6 +59,19 @@ import Testing
         #expect(!Self.contains(state, root)) // nor anything it was derived from
     }
 
+    @Test func messageThatFailsToOpenConsumesNothing() throws {
+        var (a, b) = try Self.pair()
+        let msg = try a.encrypt(Array("kept".utf8))
+        guard case var .privateMessage(forged) = msg else { Issue.record("not a PrivateMessage"); return }
+        forged.ciphertext[forged.ciphertext.count - 1] ^= 1
+        let before = b.serializedState()
+        #expect { try b.process(.privateMessage(forged)) } throws: { ($0 as? MLSError)?.code == .decryptionFailed }
+        #expect(b.serializedState() == before)
+        guard case let .application(data, _, _) = try b.process(msg) else { Issue.record("not application"); return }
+        #expect(data == Array("kept".utf8))
+        #expect { try b.process(msg) } throws: { ($0 as? MLSError)?.code == .secretConsumed }
+    }
+
     @Test func pastEpochWindowBoundsOldSecrets() throws {
         var (a, b) = try Self.pair(MLSGroupConfiguration(pastEpochWindow: 1))
         let late = try a.encrypt(Array("late".utf8))
