@@ -292,7 +292,7 @@ struct MLSBenchContractTests {
         #expect(p.terminationStatus == 0)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        for key in ["members", "commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes", "encrypt_per_s", "decrypt_per_s"] {
+        for key in ["members", "commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes", "encrypt_per_s", "decrypt_per_s", "decrypt_batch_per_s"] {
             #expect(object[key] is NSNumber, "missing \(key)")
         }
         #expect(object["members"] as? Int == 3)
