@@ -470,6 +470,59 @@ extension Document {
             try applyRemote(op)
             history.ops.append((rec, op))
         }
+        // Every change's ops must add up to its declared op count: map and remove ops as
+        // decoded, insert ops as the spans' items of that change (rebuilt later from them).
+        // Checked here so that bytes with a valid checksum but inconsistent sections fail to
+        // load instead of producing changes that cannot be encoded.
+        var widths = [Int](repeating: 0, count: recordCount)
+        for (rec, op) in history.ops { widths[rec] += op.width }
+        let headers = history.headers
+        // Where each actor's last lookup landed, in its `rangesByActor` list.
+        var positions = [Int](repeating: 0, count: rangesByActor.count)
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]! else { continue }
+            for leaf in s.leaves {
+                for sp in leaf.spans {
+                    guard sp.id.actor >= 0, Int(sp.id.actor) < rangesByActor.count, !rangesByActor[Int(sp.id.actor)].isEmpty else {
+                        throw CRDTError(.malformed, "inserted item outside every change")
+                    }
+                    let a = Int(sp.id.actor)
+                    let count = rangesByActor[a].count
+                    var pos = positions[a]
+                    var counter = sp.id.counter
+                    var left = sp.length
+                    while left > 0 {
+                        // Items mostly stay in the change of the actor's previous span or run on
+                        // into its next change: try those before searching.
+                        if counter >= rangesByActor[a][pos].start, counter <= headers[rangesByActor[a][pos].record].maxOp {
+                        } else if pos + 1 < count, rangesByActor[a][pos + 1].start == counter {
+                            pos += 1
+                        } else {
+                            var lo = 0
+                            var hi = count - 1
+                            while lo < hi {
+                                let mid = (lo + hi + 1) >> 1
+                                if rangesByActor[a][mid].start <= counter { lo = mid } else { hi = mid - 1 }
+                            }
+                            pos = lo
+                        }
+                        let rec = rangesByActor[a][pos].record
+                        let header = headers[rec]
+                        guard counter >= header.startOp, counter <= header.maxOp else {
+                            throw CRDTError(.malformed, "inserted item outside every change")
+                        }
+                        let n = min(left, header.maxOp - counter + 1)
+                        widths[rec] += n
+                        counter += n
+                        left -= n
+                    }
+                    positions[a] = pos
+                }
+            }
+        }
+        for (i, header) in history.headers.enumerated() where widths[i] != header.opCount {
+            throw CRDTError(.malformed, "change \(i) declares \(header.opCount) ops but holds \(widths[i])")
+        }
         if recordCount > 0 { loadedHistory = history }
     }
 

@@ -31,6 +31,9 @@ import Testing
     /// Uses whatever loaded, to make sure no later call trips over inconsistent state.
     static func exercise(_ d: Document) {
         _ = try? d.jsonValue()
+        // History built from the loaded tables: ops rebuilt, changes hashed and encoded.
+        _ = d.currentHeads
+        _ = d.allChanges()
         _ = d.save()
         for k in (try? d.keys(.root)) ?? [] { _ = try? d.get(.root, k) }
     }
