@@ -309,7 +309,7 @@ extension Document {
         precondition(self.recordCount == 0, "decodePayload loads into an empty document")
         var prevStart = 0
         var prevTime: Int64 = 0
-        var rangesByActor = [[(start: Int, record: Int)]](repeating: [], count: actors.count)
+        var changeRanges = ChangeRanges(actorCount: actors.count)
         var seqOfActor = [Int](repeating: 0, count: actors.count)
         var lastOfActor = [Int](repeating: -1, count: actors.count)
         var isDependency = [Bool](repeating: false, count: recordCount)
@@ -345,7 +345,7 @@ extension Document {
             history.headers.append(header)
             seqOfActor[a] = seq
             lastOfActor[a] = i
-            rangesByActor[a].append((start, i))
+            changeRanges.append(actor: actor, startOp: start, maxOp: header.maxOp, record: i)
             maxCounter = max(maxCounter, header.maxOp)
             prevStart = start
             prevTime = time
@@ -356,27 +356,15 @@ extension Document {
             lastRecordOfActor[Int32(a)] = lastOfActor[a]
         }
         heads = Set((0..<recordCount).lazy.filter { !isDependency[$0] })
-        // Ops come in runs of one change: the last hit answers most lookups.
-        var lastHit = (actor: Int32(-1), first: 0, last: -1, record: 0)
+        // A constant from here on, so the closure below captures it without a box.
+        let ranges = changeRanges
+        // Ops come in runs of one change: each actor's last hit answers most lookups.
+        var hints = [Int](repeating: 0, count: actors.count)
         func recordOf(_ id: OpID) throws -> Int {
-            if id.actor == lastHit.actor, id.counter >= lastHit.first, id.counter <= lastHit.last { return lastHit.record }
-            guard id.actor >= 0, Int(id.actor) < rangesByActor.count, !rangesByActor[Int(id.actor)].isEmpty else {
-                throw CRDTError(.malformed, "op of unknown change")
-            }
-            let ranges = rangesByActor[Int(id.actor)]
-            var lo = 0
-            var hi = ranges.count - 1
-            while lo < hi {
-                let mid = (lo + hi + 1) >> 1
-                if ranges[mid].start <= id.counter { lo = mid } else { hi = mid - 1 }
-            }
-            let rec = ranges[lo].record
-            let header = history.headers[rec]
-            guard id.counter >= header.startOp, id.counter <= header.maxOp else {
+            guard let found = ranges.locate(actor: id.actor, counter: id.counter, hint: &hints[max(0, Int(id.actor))]) else {
                 throw CRDTError(.malformed, "op outside every change")
             }
-            lastHit = (id.actor, header.startOp, header.maxOp, rec)
-            return rec
+            return found.record
         }
         // Objects.
         let objectCount = try r.count(max: r.remaining / 2)
@@ -476,47 +464,23 @@ extension Document {
         // load instead of producing changes that cannot be encoded.
         var widths = [Int](repeating: 0, count: recordCount)
         for (rec, op) in history.ops { widths[rec] += op.width }
-        let headers = history.headers
-        // Where each actor's last lookup landed, in its `rangesByActor` list.
-        var positions = [Int](repeating: 0, count: rangesByActor.count)
+        // Not shared with `recordOf`: a variable the closure does not capture stays unboxed.
+        var spanHints = [Int](repeating: 0, count: actors.count)
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
-                    guard sp.id.actor >= 0, Int(sp.id.actor) < rangesByActor.count, !rangesByActor[Int(sp.id.actor)].isEmpty else {
-                        throw CRDTError(.malformed, "inserted item outside every change")
-                    }
-                    let a = Int(sp.id.actor)
-                    let count = rangesByActor[a].count
-                    var pos = positions[a]
                     var counter = sp.id.counter
                     var left = sp.length
                     while left > 0 {
-                        // Items mostly stay in the change of the actor's previous span or run on
-                        // into its next change: try those before searching.
-                        if counter >= rangesByActor[a][pos].start, counter <= headers[rangesByActor[a][pos].record].maxOp {
-                        } else if pos + 1 < count, rangesByActor[a][pos + 1].start == counter {
-                            pos += 1
-                        } else {
-                            var lo = 0
-                            var hi = count - 1
-                            while lo < hi {
-                                let mid = (lo + hi + 1) >> 1
-                                if rangesByActor[a][mid].start <= counter { lo = mid } else { hi = mid - 1 }
-                            }
-                            pos = lo
-                        }
-                        let rec = rangesByActor[a][pos].record
-                        let header = headers[rec]
-                        guard counter >= header.startOp, counter <= header.maxOp else {
-                            throw CRDTError(.malformed, "inserted item outside every change")
-                        }
-                        let n = min(left, header.maxOp - counter + 1)
-                        widths[rec] += n
+                        let found = sp.id.actor >= 0
+                            ? ranges.locate(actor: sp.id.actor, counter: counter, hint: &spanHints[Int(sp.id.actor)]) : nil
+                        guard let found else { throw CRDTError(.malformed, "inserted item outside every change") }
+                        let n = min(left, found.end - counter + 1)
+                        widths[found.record] += n
                         counter += n
                         left -= n
                     }
-                    positions[a] = pos
                 }
             }
         }
@@ -647,19 +611,12 @@ extension Document {
     /// changes can be hashed and sent. Runs once, on first need.
     func materializeInserts() {
         guard !insertsMissing.isEmpty else { return }
-        var ranges: [Int32: [(start: Int, record: Int)]] = [:]
-        for i in insertsMissing { ranges[records[i].actor, default: []].append((records[i].startOp, i)) }
-        for k in ranges.keys { ranges[k]!.sort { $0.start < $1.start } }
+        // Loaded changes come in application order, so each actor's are in counter order.
+        var ranges = ChangeRanges(actorCount: actors.count)
+        for i in insertsMissing { ranges.append(actor: records[i].actor, startOp: records[i].startOp, maxOp: records[i].maxOp, record: i) }
+        var hints = [Int](repeating: 0, count: actors.count)
         func recordOf(_ actor: Int32, _ counter: Int) -> Int? {
-            guard let rs = ranges[actor], !rs.isEmpty else { return nil }
-            var lo = 0
-            var hi = rs.count - 1
-            while lo < hi {
-                let mid = (lo + hi + 1) >> 1
-                if rs[mid].start <= counter { lo = mid } else { hi = mid - 1 }
-            }
-            let rec = rs[lo].record
-            return counter >= records[rec].startOp && counter <= records[rec].maxOp ? rec : nil
+            ranges.locate(actor: actor, counter: counter, hint: &hints[Int(actor)])?.record
         }
         var extra: [Int: [Op]] = [:]
         for (o, st) in objects {
