@@ -19,10 +19,7 @@ extension MLSGroup {
             let suite = cipherSuite
             let checks = pending.map(\.check)
             // The closure never throws: each check's outcome is kept on its own.
-            let valid = (try? Parallel.map(checks.count) { i in
-                (try? suite.verifyWithLabel(publicKey: checks[i].publicKey, label: "FramedContentTBS",
-                                            content: checks[i].content, signature: checks[i].signature)) ?? false
-            }) ?? []
+            let valid = (try? Parallel.map(checks.count) { i in (try? checks[i].isValid(suite: suite)) ?? false }) ?? []
             for (k, item) in pending.enumerated() {
                 results[item.index] = k < valid.count && valid[k]
                     ? .success(item.message)
@@ -43,16 +40,11 @@ extension MLSGroup {
                 let ac = try MessageProtection.unprotectPrivate(suite: cipherSuite, m, groupID: groupID, epoch: epoch,
                                                                 senderDataSecret: secrets.senderDataSecret, secretTree: &secretTree,
                                                                 isMember: { t.leaf($0) != nil })
-                guard case let .member(leaf) = ac.content.sender else {
+                // The checks of `process`, in its order; only the verification is deferred.
+                let check = try senderSignatureCheck(ac)
+                guard case let .member(leaf) = ac.content.sender, case let .application(data) = ac.content.content else {
                     throw MLSError(.invalidMessage, "application data must be a PrivateMessage from a member")
                 }
-                guard let sender = tree.leaf(leaf) else { throw MLSError(.invalidMessage, "sender leaf \(leaf) is blank") }
-                guard case let .application(data) = ac.content.content else {
-                    throw MLSError(.invalidMessage, "content type differs from the PrivateMessage's")
-                }
-                let check = SignatureCheck(
-                    publicKey: sender.signatureKey, signature: ac.auth.signature,
-                    content: MessageProtection.framedContentTBS(wireFormat: ac.wireFormat, content: ac.content, context: context))
                 pending.append((i, check, .application(data: data, sender: leaf, authenticatedData: ac.content.authenticatedData)))
             } catch {
                 results[i] = .failure(error)
@@ -61,11 +53,4 @@ extension MLSGroup {
         verifyPending()
         return results.map { $0! }
     }
-}
-
-/// One signature to verify, as plain bytes (so it can cross threads).
-struct SignatureCheck: Sendable {
-    var publicKey: [UInt8]
-    var signature: [UInt8]
-    var content: [UInt8]
 }

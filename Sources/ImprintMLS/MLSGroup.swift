@@ -271,6 +271,12 @@ public struct MLSGroup: Sendable {
 
     /// Checks the signature and sender type of authenticated content.
     func verifySender(_ ac: AuthenticatedContent) throws {
+        try senderSignatureCheck(ac).verify(suite: cipherSuite)
+    }
+
+    /// Checks the sender type of authenticated content and returns the signature it must
+    /// carry (the sender's key over the content), not yet verified.
+    func senderSignatureCheck(_ ac: AuthenticatedContent) throws -> SignatureCheck {
         let key: [UInt8]
         switch ac.content.sender {
         case let .member(leaf):
@@ -306,7 +312,7 @@ public struct MLSGroup: Sendable {
         if ac.content.content.contentType == .commit, ac.auth.confirmationTag == nil {
             throw MLSError(.invalidMessage, "commit without confirmation tag")
         }
-        try MessageProtection.verifySignature(suite: cipherSuite, ac, context: context, signaturePublicKey: key)
+        return SignatureCheck(ac, context: context, publicKey: key)
     }
 }
 

@@ -25,10 +25,7 @@ enum MessageProtection {
     }
 
     static func verifySignature(suite: CipherSuite, _ ac: AuthenticatedContent, context: GroupContext, signaturePublicKey: [UInt8]) throws {
-        let tbs = framedContentTBS(wireFormat: ac.wireFormat, content: ac.content, context: context)
-        guard try suite.verifyWithLabel(publicKey: signaturePublicKey, label: "FramedContentTBS", content: tbs, signature: ac.auth.signature) else {
-            throw MLSError(.signatureInvalid, "FramedContent signature")
-        }
+        try SignatureCheck(ac, context: context, publicKey: signaturePublicKey).verify(suite: suite)
     }
 
     static func membershipTag(suite: CipherSuite, membershipKey: [UInt8], content: FramedContent, auth: FramedContentAuthData, context: GroupContext) -> [UInt8] {
