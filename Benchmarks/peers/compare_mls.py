@@ -8,10 +8,10 @@ ratios (imprint / mls-rs). Lower is better for *_ms and *_bytes, higher for
 """
 import argparse
 import datetime
-import json
 import os
 
-from compare_trace import HERE, ROOT, fmt, ratio, run_imprint, run_json, venv_python
+from compare_trace import (HERE, ROOT, add_output_options, fmt, measure_or_load_and_print, ratio, run_imprint,
+                           run_json, venv_python)
 
 METRICS = ("commit_ms", "process_ms", "join_ms", "commit_bytes", "welcome_bytes", "encrypt_per_s", "decrypt_per_s",
            "decrypt_batch_per_s")
@@ -63,22 +63,9 @@ def main():
     ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--wire", action="store_true", help="both sides also time wire encoding/decoding of the messages")
-    ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
-    fmt_group = ap.add_mutually_exclusive_group()
-    fmt_group.add_argument("--json", action="store_true")
-    fmt_group.add_argument("--markdown", action="store_true")
+    add_output_options(ap)
     args = ap.parse_args()
-    if args.from_json:
-        with open(args.from_json) as f:
-            meta = json.load(f)
-    elif args.members:
-        meta = measure(args)
-    else:
-        ap.error("give --members N (or --from-json FILE)")
-    if args.json:
-        print(json.dumps(meta))
-    else:
-        render(meta, args.markdown)
+    measure_or_load_and_print(ap, args, bool(args.members), measure, render, "give --members N (or --from-json FILE)")
 
 
 if __name__ == "__main__":

@@ -130,6 +130,29 @@ def render(meta, markdown):
             print(f"note: {n}")
 
 
+def add_output_options(ap):
+    """--from-json FILE and --json / --markdown, shared with compare_mls.py."""
+    ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
+    fmt_group = ap.add_mutually_exclusive_group()
+    fmt_group.add_argument("--json", action="store_true")
+    fmt_group.add_argument("--markdown", action="store_true")
+
+
+def measure_or_load_and_print(ap, args, can_measure, measure, render, missing):
+    """Runs `measure(args)` (or reads --from-json), then prints JSON or the rendered table."""
+    if args.from_json:
+        with open(args.from_json) as f:
+            meta = json.load(f)
+    elif can_measure:
+        meta = measure(args)
+    else:
+        ap.error(missing)
+    if args.json:
+        print(json.dumps(meta))
+    else:
+        render(meta, args.markdown)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("trace", nargs="?")
@@ -137,22 +160,9 @@ def main():
     ap.add_argument("--imprint-bench", default=os.path.join(ROOT, ".build", "release", "imprint-bench"))
     ap.add_argument("--no-build", action="store_true", help="do not build imprint-bench if missing")
     ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of loro,yrs")
-    ap.add_argument("--from-json", metavar="FILE", help="render a saved --json result instead of running")
-    fmt_group = ap.add_mutually_exclusive_group()
-    fmt_group.add_argument("--json", action="store_true")
-    fmt_group.add_argument("--markdown", action="store_true")
+    add_output_options(ap)
     args = ap.parse_args()
-    if args.from_json:
-        with open(args.from_json) as f:
-            meta = json.load(f)
-    elif args.trace:
-        meta = measure(args)
-    else:
-        ap.error("give a trace (or --from-json FILE)")
-    if args.json:
-        print(json.dumps(meta))
-    else:
-        render(meta, args.markdown)
+    measure_or_load_and_print(ap, args, bool(args.trace), measure, render, "give a trace (or --from-json FILE)")
 
 
 if __name__ == "__main__":
