@@ -24,7 +24,7 @@ enum PatchStream {
     }
 
     /// Code points in well-formed UTF-8.
-    static func scalarCount(_ utf8: [UInt8]) -> Int {
+    static func scalarCount<Bytes: Sequence<UInt8>>(_ utf8: Bytes) -> Int {
         var n = 0
         for b in utf8 where b & 0xC0 != 0x80 { n += 1 }
         return n
@@ -83,9 +83,7 @@ public struct TransactionReader {
                 let length = Int(PatchStream.readULEB(buf, &offset))
                 let bytes = UnsafeBufferPointer(rebasing: buf[offset..<offset + length])
                 offset += length
-                var scalars = 0
-                for b in bytes where b & 0xC0 != 0x80 { scalars += 1 }
-                predicted = position + scalars
+                predicted = position + PatchStream.scalarCount(bytes)
                 let insert = String(decoding: bytes, as: UTF8.self)
                 return (position, deleteCount, insert)
             }
