@@ -97,10 +97,16 @@ let package = Package(
         .testTarget(name: "ImprintStoreTests", dependencies: ["ImprintStore", "ImprintBundle", "ImprintCRDT"]),
         // MARK: End Store
 
+        // MARK: Signatures
+        // Ed25519 verification with per-key precomputation, shared by MLS and the Delivery
+        // Service. A leaf: swift-crypto only.
+        .target(name: "ImprintEd25519", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]),
+
         // MARK: MLS
         .target(
             name: "ImprintMLS",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
@@ -122,6 +128,7 @@ let package = Package(
             name: "ImprintServer",
             dependencies: [
                 "ImprintDelivery",
+                "ImprintEd25519",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -195,6 +202,7 @@ let package = Package(
                 "ImprintBundle",
                 "ImprintStore",
                 "ImprintMLS",
+                "ImprintEd25519",
                 "EditingTraces",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

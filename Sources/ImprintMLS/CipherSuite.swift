@@ -1,4 +1,5 @@
 import Crypto
+import ImprintEd25519
 import Foundation
 
 /// An MLS cipher suite (RFC 9420 §17.1).
@@ -139,6 +140,13 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
         try verify(publicKey: publicKey, message: CipherSuite.signContent(label: label, content: content), signature: signature)
     }
 
+    /// VerifyWithLabel for a key that signs again and again (a member's, on FramedContent).
+    /// Ed25519 keys seen more than once are then prepared for fast verification
+    /// (`Ed25519SignatureVerifier`); the answer is the same as `verifyWithLabel`'s.
+    func verifyWithLabel(repeatedSigner publicKey: [UInt8], label: String, content: [UInt8], signature: [UInt8]) throws -> Bool {
+        try verify(publicKey: publicKey, message: CipherSuite.signContent(label: label, content: content), signature: signature, signerRepeats: true)
+    }
+
     static func encryptContext(label: String, context: [UInt8]) -> [UInt8] {
         var w = TLSWriter()
         w.writeOpaque(labelPrefix + Array(label.utf8))
@@ -247,13 +255,19 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     // MARK: Signatures
 
-    func verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Bool {
+    func verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8], signerRepeats: Bool = false) throws -> Bool {
         try requireSupported()
         if rawValue == 2 {
             guard let pk = try? P256.Signing.PublicKey(x963Representation: publicKey) else { return false }
             guard let sig = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
             return pk.isValidSignature(sig, for: message)
         }
+        if signerRepeats {
+            // Senders sign many messages with one key: the shared verifier prepares a key on its
+            // second use and then verifies in about a third of the time (same answers).
+            return Ed25519SignatureVerifier.shared.isValidSignature(signature, for: message, publicKey: publicKey)
+        }
+        // One-off checks (key packages, leaf nodes, group info) would only fill the cache.
         guard let pk = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
         return pk.isValidSignature(signature, for: message)
     }

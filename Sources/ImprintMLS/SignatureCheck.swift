@@ -13,7 +13,7 @@ struct SignatureCheck: Sendable {
     }
 
     func isValid(suite: CipherSuite) throws -> Bool {
-        try suite.verifyWithLabel(publicKey: publicKey, label: "FramedContentTBS", content: content, signature: signature)
+        try suite.verifyWithLabel(repeatedSigner: publicKey, label: "FramedContentTBS", content: content, signature: signature)
     }
 
     func verify(suite: CipherSuite) throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import ImprintEd25519
 
 /// `imprint-bench mls-crypto`: the cost of the swift-crypto (BoringSSL)
 /// primitives under an MLS message, each in isolation, in microseconds per
@@ -24,6 +25,9 @@ struct MLSCryptoBenchmark: ParsableCommand {
         let seed = signingKey.rawRepresentation
         let signature = try signingKey.signature(for: message)
         let verifyingKey = signingKey.publicKey
+        guard let preparedKey = Ed25519VerifyingKey(rawRepresentation: [UInt8](verifyingKey.rawRepresentation)) else {
+            throw ValidationError("could not prepare the Ed25519 key")
+        }
         let agreementKey = Curve25519.KeyAgreement.PrivateKey()
         let peer = Curve25519.KeyAgreement.PrivateKey().publicKey
         let aesKey = SymmetricKey(size: .bits128)
@@ -50,6 +54,8 @@ struct MLSCryptoBenchmark: ParsableCommand {
             ("ed25519_sign_us", try perOp { try signingKey.signature(for: message).count }),
             ("ed25519_sign_from_seed_us", try perOp { try Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: message).count }),
             ("ed25519_verify_us", perOp { verifyingKey.isValidSignature(signature, for: message) ? 1 : 0 }),
+            ("ed25519_verify_prepared_us", perOp { preparedKey.isValidSignature(signature, for: message) ? 1 : 0 }),
+            ("ed25519_prepare_key_us", perOp { Ed25519VerifyingKey(rawRepresentation: preparedKey.rawRepresentation)?.rawRepresentation.count ?? 0 }),
             ("x25519_keygen_us", perOp { Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation.count }),
             ("x25519_dh_us", try perOp { try agreementKey.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { $0.count } }),
             ("aes128gcm_seal_1kib_us", try perOp { try AES.GCM.seal(message[..<1024], using: aesKey, nonce: nonce).ciphertext.count }),

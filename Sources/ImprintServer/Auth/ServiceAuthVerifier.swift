@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ImprintDelivery
+import ImprintEd25519
 
 /// Verifies `Authorization: Bearer <JWT>` service-auth tokens as the contract describes:
 /// EdDSA over `header.claims`, `aud` = this service, `lxm` = the method, `iat`/`exp` within
@@ -15,6 +16,10 @@ public struct ServiceAuthVerifier: Sendable {
     public let replayGuard: any TokenReplayGuard
     /// Decoded header segments (nil: garbled), so the common header is parsed once.
     private let headers = BoundedCache<String, ServiceAuthHeader?>(capacity: 64)
+    /// Callers send many requests with one key: a key's third token prepares it for fast
+    /// verification (~21 µs instead of ~65 µs), for the 1,024 most recently active keys
+    /// (30 KiB each, ~31 MiB at most). Every token is still verified.
+    private let signatures = Ed25519SignatureVerifier(capacity: 1024, precomputeAfter: 3)
 
     public init(
         serviceDID: String, replayGuard: any TokenReplayGuard,
@@ -59,7 +64,9 @@ public struct ServiceAuthVerifier: Sendable {
             throw DeliveryError.invalidToken("unsupported DID method")
         }
         let signingInput = Data(token.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
-        guard key.isValidSignature(signature, for: signingInput) else { throw DeliveryError.invalidToken("bad signature") }
+        guard signatures.isValidSignature(signature, for: signingInput, publicKey: key.rawRepresentation) else {
+            throw DeliveryError.invalidToken("bad signature")
+        }
 
         guard claims.aud == serviceDID else { throw DeliveryError.invalidToken("wrong audience") }
         guard claims.lxm == method.nsid else { throw DeliveryError.invalidToken("token is for another method") }
