@@ -51,11 +51,14 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "EditingTraces"]),
+        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "EditingTraces", "ImprintTestSupport"]),
 
         // MARK: Test and benchmark support
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT"]),
+        // Helpers shared by the test targets: SplitMix64, TemporaryDirectory, testSeed.
+        // Foundation only, no Imprint module; not a product.
+        .target(name: "ImprintTestSupport"),
 
         // MARK: Bundle
         // `.imprint` bundles on disk: atomic files, per-device change logs, locks,
@@ -85,6 +88,7 @@ let package = Package(
             dependencies: [
                 "ImprintBundle",
                 "CArchive",
+                "ImprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -94,21 +98,21 @@ let package = Package(
         // Engine <-> bundle glue: a Document built from a bundle's snapshots, logs and
         // conflict copies; local changes appended durably. docs/document-schema.md.
         .target(name: "ImprintStore", dependencies: ["ImprintCRDT", "ImprintBundle"]),
-        .testTarget(name: "ImprintStoreTests", dependencies: ["ImprintStore", "ImprintBundle", "ImprintCRDT"]),
+        .testTarget(name: "ImprintStoreTests", dependencies: ["ImprintStore", "ImprintBundle", "ImprintCRDT", "ImprintTestSupport"]),
         // MARK: End Store
 
         // MARK: Signatures
         // Ed25519 verification with per-key precomputation, shared by MLS and the Delivery
         // Service. A leaf: swift-crypto only.
         .target(name: "ImprintEd25519", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: MLS
         .target(
             name: "ImprintMLS",
             dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
         .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),

@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct AssetStoreTests {
     @Test func addGetListRemoveAndDedupe() throws {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct AtomicFileTests {
     @Test func writesAndReplaces() throws {

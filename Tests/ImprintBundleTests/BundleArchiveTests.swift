@@ -7,6 +7,7 @@ import CArchive
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 /// One entry of a hand-built (possibly hostile) archive.
 struct CraftedEntry {
@@ -255,7 +256,7 @@ func craftArchive(_ path: String, _ entries: [CraftedEntry], format: CraftedForm
 
     @Test func garbageIsALibraryErrorNotACrash() throws {
         let dir = TemporaryDirectory("archive")
-        var generator = SeededGenerator(seed: testSeed("archive garbage", fallback: 4242))
+        var generator = SplitMix64(seed: testSeed("archive garbage", fallback: 4242))
         try writeFile(dir.file("junk"), (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let error = #expect(throws: BundleError.self) { try BundleArchive.unarchive(dir.file("junk"), to: dir.file("j.imprint")) }
         #expect(error?.code == .archiveLibrary)

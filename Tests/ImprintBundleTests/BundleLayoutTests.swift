@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct BundleLayoutTests {
     @Test func pathsAreWhereTheSpecSays() throws {

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct BundleLockTests {
     @Test func secondAcquirerWaitsAndTimesOut() throws {

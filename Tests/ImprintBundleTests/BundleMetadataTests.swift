@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct BundleMetadataTests {
     let created = Date(timeIntervalSince1970: 1_790_000_000)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct BundleStoreTests {
     let created = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct BundleWatcherTests {
     static let mechanisms: [BundleWatcher.Mechanism] = {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct ChangeLogTests {
     func makeWriter(_ dir: TemporaryDirectory, name: String = "d.log", maxPayload: Int = ChangeLogFormat.defaultMaxPayloadLength) throws -> ChangeLogWriter {
@@ -133,7 +134,7 @@ import Testing
     @Test func randomGarbageAfterTheHeaderNeverCrashes() throws {
         let dir = TemporaryDirectory()
         let seed = testSeed("log garbage fuzz", fallback: 20261121)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for iteration in 0..<300 {
             var bytes = ChangeLogFormat.header()
             if iteration % 3 == 0 {

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 /// A child process appends to one log and reports "saved N" after each durable append; the
 /// test SIGKILLs it at a random moment, hundreds of times in a row on the same log. After
@@ -26,7 +27,7 @@ import Testing
     @Test func sigkillAtRandomMomentsNeverLosesASavedRecord() throws {
         let iterations = 250
         let seed = testSeed("crash recovery", fallback: 0x1A2B_3C4D)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let dir = TemporaryDirectory("crash")
         var log = dir.file("device.log")
         let lock = dir.file("device.lock")

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintBundle
+import ImprintTestSupport
 
 @Suite struct SnapshotFileTests {
     @Test func roundTripsAndDetectsEveryByteFlip() throws {

@@ -1,50 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Crypto
 import Foundation
 import ImprintBundle
-
-/// A fresh directory under the system temp dir, removed when the value is deinitialised.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init(_ label: String = "bundle") {
-        var template = Array("\(NSTemporaryDirectory())/imprint-\(label)-XXXXXX".utf8CString)
-        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(result != nil, "mkdtemp failed")
-        path = String(cString: result!).replacingOccurrences(of: "//", with: "/")
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// SplitMix64: small, seedable, deterministic.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The seed for randomised tests: `IMPRINT_TEST_SEED` if set, else `fallback`. Printed so a
-/// failure can be replayed.
-func testSeed(_ name: String, fallback: UInt64) -> UInt64 {
-    let seed = ProcessInfo.processInfo.environment["IMPRINT_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
-    print("\(name): seed \(seed) (replay with IMPRINT_TEST_SEED=\(seed))")
-    return seed
-}
 
 func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 /// Property-based convergence: random edits on 3–5 replicas, random partial syncs in
 /// random orders with duplicates; every replica must end identical, match the naive
@@ -26,7 +27,7 @@ import Testing
     }
 
     static func runCase(seed: UInt64) throws {
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let n = Int.random(in: 3...5, using: &rng)
         let replicas = (0..<n).map { i in Document(actor: ActorID(bytes: [UInt8(i + 1), UInt8.random(in: 0...255, using: &rng)])!) }
         // Tiny leaves, so small documents still span many leaves and exercise leaf splits.

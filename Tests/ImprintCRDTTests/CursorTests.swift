@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 @Suite struct CursorTests {
     /// Two replicas of a text holding `initial`.
@@ -106,7 +107,7 @@ import Testing
     /// element always resolves to that element's index (plus one).
     @Test func randomConcurrentListEdits() throws {
         for seed: UInt64 in 1...20 {
-            var rng = SeededRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let a = Document(actor: .named("a")), b = Document(actor: .named("b"))
             let l = try a.change(time: 0) { try $0.put(.root, "l", .list)! }
             try a.change(time: 0) { tx in for v in 0..<20 { try tx.insert(l, at: Int(v), .scalar(.int(Int64(v)))) } }

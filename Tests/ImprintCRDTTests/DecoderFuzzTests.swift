@@ -1,11 +1,12 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 /// Truncated, bit-flipped and random inputs to every decoder: each must return or throw
 /// `CRDTError`, never crash, and a document that does load must stay usable.
 @Suite struct DecoderFuzzTests {
     static func sampleDocument(seed: UInt64) throws -> Document {
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let a = Document(actor: ActorID(hex: "a1a1")!)
         let b = Document(actor: ActorID(hex: "b2b2")!)
         let (t, l, m) = try a.change { tx in
@@ -47,7 +48,7 @@ import Testing
 
     @Test func bitFlipsAreCaughtByTheChecksum() throws {
         let bytes = try Self.sampleDocument(seed: 2).save()
-        var rng = SeededRNG(seed: 0xF11F)
+        var rng = SplitMix64(seed: 0xF11F)
         for _ in 0..<500 {
             var m = bytes
             let i = Int.random(in: 0..<m.count, using: &rng)
@@ -58,7 +59,7 @@ import Testing
 
     @Test func mutatedPayloadsBehindAValidChecksumNeverCrash() throws {
         let seed: UInt64 = 0x5EED_0003
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let doc = try Self.sampleDocument(seed: 3)
         let payload = try DocumentFormat.unframe(doc.save())
         var loaded = 0
@@ -93,7 +94,7 @@ import Testing
 
     @Test func mutatedChangesNeverCrash() throws {
         let seed: UInt64 = 0x5EED_0004
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let doc = try Self.sampleDocument(seed: 4)
         let changes = doc.allChanges()
         for round in 0..<3000 {
@@ -118,7 +119,7 @@ import Testing
     }
 
     @Test func randomBytesAreRejected() throws {
-        var rng = SeededRNG(seed: 0x5EED_0005)
+        var rng = SplitMix64(seed: 0x5EED_0005)
         for n in 0..<400 {
             var bytes = (0..<(n % 97)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             if n % 3 == 0 && bytes.count >= 4 { bytes.replaceSubrange(0..<4, with: Array("IMPD".utf8)) }

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 @Suite struct HistoryTests {
     @Test func forkKeepsOnlyTheAncestryAndIsIndependent() throws {
@@ -155,7 +156,7 @@ import Testing
         return out
     }
 
-    static func randomEdit(_ d: Document, _ rng: inout SeededRNG) throws {
+    static func randomEdit(_ d: Document, _ rng: inout SplitMix64) throws {
         let objs = try reachable(d)
         let (o, t) = objs[Int.random(in: 0..<objs.count, using: &rng)]
         let keys = ["a", "b", "c", "d", "e"]
@@ -200,7 +201,7 @@ import Testing
     /// Three replicas edit and occasionally exchange changes; every version any of them
     /// passed through is recorded. Returns a document holding all of history.
     static func randomHistory(seed: UInt64, steps: Int) throws -> (Document, [[ChangeHash]]) {
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let replicas = (0..<3).map { Document(actor: .named("r\($0)-\(seed)")) }
         for r in replicas { r.coalescesLocalChanges = false }
         // A common start: a text, a list and a counter that every replica edits.
@@ -229,7 +230,7 @@ import Testing
     @Test func patchesTurnOneVersionIntoAnother() throws {
         var kinds: [String: Int] = [:]
         for seed: UInt64 in 1...12 {
-            var rng = SeededRNG(seed: seed &+ 1000)
+            var rng = SplitMix64(seed: seed &+ 1000)
             let (built, versions) = try Self.randomHistory(seed: seed, steps: 60)
             // Half the runs read history from a saved and reloaded copy.
             let doc = seed % 2 == 0 ? try Document.load(built.save()) : built

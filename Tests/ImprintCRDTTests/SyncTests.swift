@@ -1,9 +1,10 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 @Suite struct SyncTests {
     @Test func bloomFilterHasNoFalseNegativesAndAboutOnePercentFalsePositives() throws {
-        var rng = SeededRNG(seed: 7)
+        var rng = SplitMix64(seed: 7)
         func randomHash() -> ChangeHash { ChangeHash(unchecked: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
         let members = (0..<1000).map { _ in randomHash() }
         let bloom = BloomFilter(members)
@@ -22,7 +23,7 @@ import Testing
 
     @Test func syncStatePersistsOnlySharedHeads() throws {
         let (docs, t) = try replicas(["a", "b"])
-        var rng = SeededRNG(seed: 1)
+        var rng = SplitMix64(seed: 1)
         try typeChanges(docs[0], t, count: 5, rng: &rng)
         var sa = SyncState(), sb = SyncState()
         _ = try syncRounds(docs[0], &sa, docs[1], &sb)
@@ -44,7 +45,7 @@ import Testing
 
     @Test func longDisjointHistoriesConvergeInFewRounds() throws {
         let seed: UInt64 = 42
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let (docs, t) = try replicas(["alice", "bob"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 600, rng: &rng)
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func sharedHeadsResumeAcrossSessionsWithoutResendingHistory() throws {
-        var rng = SeededRNG(seed: 3)
+        var rng = SplitMix64(seed: 3)
         let (docs, t) = try replicas(["a", "b"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 200, rng: &rng)
@@ -89,7 +90,7 @@ import Testing
 
     @Test func threePartyRelayConverges() throws {
         let seed: UInt64 = 99
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let (docs, t) = try replicas(["a", "relay", "c"])
         let (a, r, c) = (docs[0], docs[1], docs[2])
         try typeChanges(a, t, count: 500, rng: &rng)
@@ -118,7 +119,7 @@ import Testing
     @Test func lostMessagesRecoverAfterReconnect() throws {
         var stuck = 0
         for seed: UInt64 in [5, 6, 7] {
-            var rng = SeededRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let (docs, t) = try replicas(["a", "b"])
             let (a, b) = (docs[0], docs[1])
             try typeChanges(a, t, count: 300, rng: &rng)
@@ -126,7 +127,7 @@ import Testing
             var sa = SyncState(), sb = SyncState()
             // A lossy session: a's changes (sent in the second round) vanish, and a third of
             // the other messages too. The session goes quiet without converging.
-            var drops = SeededRNG(seed: seed &* 31)
+            var drops = SplitMix64(seed: seed &* 31)
             let lossy = try syncRounds(a, &sa, b, &sb, limit: 30) { round, fromA in
                 !(round == 1 && fromA) && Int.random(in: 0..<3, using: &drops) != 0
             }
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func loadedDocumentsSyncAndFork() throws {
-        var rng = SeededRNG(seed: 12)
+        var rng = SplitMix64(seed: 12)
         let (docs, t) = try replicas(["a", "b"])
         try typeChanges(docs[0], t, count: 30, rng: &rng)
         let middle = docs[0].currentHeads
@@ -160,7 +161,7 @@ import Testing
     }
 
     @Test func peerThatLostDataIsResetAndRefilled() throws {
-        var rng = SeededRNG(seed: 21)
+        var rng = SplitMix64(seed: 21)
         let (docs, t) = try replicas(["a", "b"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 40, rng: &rng)
@@ -185,7 +186,7 @@ import Testing
     }
 
     @Test func restoredDocumentWithNewerSyncStateStillGetsEverything() throws {
-        var rng = SeededRNG(seed: 22)
+        var rng = SplitMix64(seed: 22)
         let (docs, t) = try replicas(["a", "b"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 40, rng: &rng)
@@ -205,7 +206,7 @@ import Testing
     }
 
     @Test func changeWaitingForAThirdPeerDoesNotBlockSync() throws {
-        var rng = SeededRNG(seed: 23)
+        var rng = SplitMix64(seed: 23)
         let (docs, t) = try replicas(["a", "b", "c"])
         let (a, b, c) = (docs[0], docs[1], docs[2])
         try typeChanges(c, t, count: 5, rng: &rng)
@@ -224,7 +225,7 @@ import Testing
     }
 
     @Test func filterThatClaimsEverythingCostsOneRequestRound() throws {
-        var rng = SeededRNG(seed: 24)
+        var rng = SplitMix64(seed: 24)
         let (docs, t) = try replicas(["a", "b"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 30, rng: &rng)
@@ -248,7 +249,7 @@ import Testing
 
     @Test func meshWithEditsDuringSyncConverges() throws {
         for seed: UInt64 in [31, 32, 33] {
-            var rng = SeededRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let (docs, t) = try replicas(["p0", "p1", "p2"])
             let links = [(0, 1), (1, 2), (0, 2)]
             var states = [SyncState](repeating: SyncState(), count: 6)  // per link: forward, backward
@@ -276,7 +277,7 @@ import Testing
     }
 
     @Test func waitingChangesAreRequestedThroughNeed() throws {
-        var rng = SeededRNG(seed: 11)
+        var rng = SplitMix64(seed: 11)
         let (docs, t) = try replicas(["a", "b"])
         let (a, b) = (docs[0], docs[1])
         try typeChanges(a, t, count: 10, rng: &rng)
@@ -296,7 +297,7 @@ import Testing
 
     @Test func hostileMessagesThrowTypedErrors() throws {
         let seed: UInt64 = 2024
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let (docs, t) = try replicas(["a", "b"])
         try typeChanges(docs[0], t, count: 8, rng: &rng)
         var s0 = SyncState(), s1 = SyncState()

@@ -1,17 +1,5 @@
 @testable import ImprintCRDT
-
-/// A small deterministic generator (SplitMix64) so failing runs can be replayed from the seed.
-struct SeededRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import ImprintTestSupport
 
 /// Runs full-duplex sync rounds between two replicas until both fall silent; returns the
 /// number of rounds that carried at least one message. `deliver(round, fromA)` decides
@@ -51,7 +39,7 @@ func replicas(_ names: [String]) throws -> (docs: [Document], text: ObjectID) {
 }
 
 /// Makes `count` separate local changes, each inserting a few characters somewhere.
-func typeChanges(_ d: Document, _ t: ObjectID, count: Int, rng: inout SeededRNG) throws {
+func typeChanges(_ d: Document, _ t: ObjectID, count: Int, rng: inout SplitMix64) throws {
     for k in 0..<count {
         // A fixed clock keeps change hashes, and so Bloom filter luck, the same every run.
         try d.change(time: Int64(k)) { tx in

@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 @testable import ImprintEd25519
+import ImprintTestSupport
 
 @Suite struct FieldAndScalarTests {
     func element(_ words: [UInt64]) -> FieldElement {
@@ -22,7 +23,7 @@ import Testing
 
     @Test func multiplicationMatchesReference() {
         let seed: UInt64 = 0x5EED_F1E1_D000_0001
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         for _ in 0..<1500 {
             let a = Reference.random(below: Reference.p, using: &rng)
             let b = Reference.random(below: Reference.p, using: &rng)
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func inversionAndSquareRoots() {
-        var rng = SplitMix64(state: 77)
+        var rng = SplitMix64(seed: 77)
         for _ in 0..<200 {
             let a = element(Reference.random(below: Reference.p, using: &rng))
             if a.isZero { continue }
@@ -65,7 +66,7 @@ import Testing
 
     @Test func scalarReductionMatchesReference() {
         let seed: UInt64 = 0xD16E_5700
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var digests: [[UInt8]] = [
             [UInt8](repeating: 0, count: 64), [UInt8](repeating: 0xFF, count: 64),
             Reference.bytes(Reference.l + [0, 0, 0, 0]),
@@ -90,7 +91,7 @@ import Testing
     }
 
     @Test func radix16DigitsReconstructTheScalar() {
-        var rng = SplitMix64(state: 16)
+        var rng = SplitMix64(seed: 16)
         var scalars = [Scalar(w0: 0, w1: 0, w2: 0, w3: 0),
                        Scalar(w0: Reference.l[0] - 1, w1: Reference.l[1], w2: 0, w3: Reference.l[3])]
         for _ in 0..<500 {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import ImprintEd25519
+import ImprintTestSupport
 
 /// Every answer of the prepared verifier is checked against swift-crypto (BoringSSL) on the
 /// same bytes: valid signatures, every kind of corruption, and hostile keys and scalars.
@@ -38,7 +39,7 @@ import Testing
     @Test func baseTableGivesPublicKeys() throws {
         // A = [a]B with a the clamped first half of SHA-512(seed): the comb with k = 0 must
         // reproduce swift-crypto's public keys.
-        var rng = SplitMix64(state: 0xBA5E)
+        var rng = SplitMix64(seed: 0xBA5E)
         let dummy = try #require(Ed25519VerifyingKey(rawRepresentation: BasePointTable.encoding))
         for _ in 0..<50 {
             let seed = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -53,7 +54,7 @@ import Testing
 
     @Test func validSignaturesVerify() throws {
         let seed: UInt64 = 0x51_6E_A7_0E
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         for index in 0..<200 {
             let key = Self.signingKey(using: &rng)
             let message = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -65,7 +66,7 @@ import Testing
 
     @Test func corruptedInputsAgreeWithSwiftCrypto() throws {
         let seed: UInt64 = 0xC0_22_07_ED
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         for index in 0..<150 {
             let key = Self.signingKey(using: &rng)
             let message = (0..<Int.random(in: 0...100, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -90,7 +91,7 @@ import Testing
 
     @Test func malleatedScalarIsRejected() throws {
         // S + L verifies the same equation, and must still be rejected (RFC 8032 §5.1.7).
-        var rng = SplitMix64(state: 9)
+        var rng = SplitMix64(seed: 9)
         for _ in 0..<20 {
             let key = Self.signingKey(using: &rng)
             let message: [UInt8] = [1, 2, 3]
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func unusualKeysAreDeclinedAndStillAgree() throws {
-        var rng = SplitMix64(state: 31)
+        var rng = SplitMix64(seed: 31)
         let p = Reference.bytes(Reference.p)
         var pMinusOne = p
         pMinusOne[0] -= 1
@@ -158,7 +159,7 @@ import Testing
     }
 
     @Test func wrongLengthsAreFalse() throws {
-        var rng = SplitMix64(state: 5)
+        var rng = SplitMix64(seed: 5)
         let key = Self.signingKey(using: &rng)
         let signature = [UInt8](try key.signature(for: [1]))
         let publicKey = [UInt8](key.publicKey.rawRepresentation)
@@ -171,7 +172,7 @@ import Testing
     }
 
     @Test func verifierPreparesRepeatedKeysWithinCapacity() throws {
-        var rng = SplitMix64(state: 11)
+        var rng = SplitMix64(seed: 11)
         let keys = (0..<3).map { _ in Self.signingKey(using: &rng) }
         let verifier = Ed25519SignatureVerifier(capacity: 2, precomputeAfter: 2)
         func check(_ key: Curve25519.Signing.PrivateKey, _ message: [UInt8]) throws {
@@ -195,7 +196,7 @@ import Testing
     }
 
     @Test func verifierIsSafeAcrossThreads() throws {
-        var rng = SplitMix64(state: 12)
+        var rng = SplitMix64(seed: 12)
         let keys = (0..<8).map { _ in Self.signingKey(using: &rng) }
         let items: [(key: [UInt8], message: [UInt8], signature: [UInt8], valid: Bool)] = try (0..<400).map { index in
             let key = keys[index % keys.count]

@@ -1,18 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintMLS
-
-/// SplitMix64: small deterministic PRNG for the fuzz test.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import ImprintTestSupport
 
 @Suite struct DecoderFuzzTests {
     typealias Decoder = (String, @Sendable ([UInt8]) throws -> Void)
@@ -60,7 +49,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     @Test func mutatedInputsThrowTypedErrors() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["MLS_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x1F2E_3D4C)
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         let corpus = try Self.corpus()
         try #require(!corpus.isEmpty)
         var nonMLSErrors: [String] = []

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintMLS
+import ImprintTestSupport
 
 @Suite struct GroupStateTests {
     typealias Client = GroupLifecycleTests.Client
@@ -111,7 +112,7 @@ import Testing
     @Test func fuzzedMessagesToGroupAreTypedErrors() throws {
         var (a, b) = try Self.pair()
         let seed: UInt64 = 0xC0FFEE
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var inputs = [try a.encrypt([1, 2, 3]).tlsBytes, try a.propose(.remove(leafIndex: b.myLeaf)).tlsBytes]
         var a2 = a
         inputs.append(try a2.commit(options: CommitOptions(forcePath: true)).commit.tlsBytes)
@@ -139,7 +140,7 @@ import Testing
         _ = try b.process(try a.encrypt([1]))
         let state = b.serializedState()
         let seed: UInt64 = 0x57A7E
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var other: [String] = []
         for i in 0 ..< 400 {
             var input = state
@@ -170,7 +171,7 @@ import Testing
         let welcome = MLSMessage.welcome(try #require(out.welcome)).tlsBytes
         let info = MLSMessage.groupInfo(out.groupInfo).tlsBytes
         let seed: UInt64 = 0x3E1C
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var other: [String] = []
         var joined = 0
         for i in 0 ..< 300 {

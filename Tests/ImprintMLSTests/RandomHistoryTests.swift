@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImprintMLS
+import ImprintTestSupport
 
 /// A seeded random history of adds, removes, updates (by reference), PSKs
 /// and commits with and without paths, public and private; every member
@@ -10,7 +11,7 @@ import Testing
         let base = ProcessInfo.processInfo.environment["MLS_RANDOM_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0000
         let steps = ProcessInfo.processInfo.environment["MLS_RANDOM_STEPS"].flatMap { Int($0) } ?? 30
         let seed = base + UInt64(suite.rawValue)
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         func pick(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         var counter = 0
         func newClient() throws -> GroupLifecycleTests.Client {

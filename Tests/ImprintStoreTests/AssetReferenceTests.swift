@@ -3,6 +3,7 @@ import ImprintBundle
 import ImprintCRDT
 import Testing
 @testable import ImprintStore
+import ImprintTestSupport
 
 /// Assets are referenced from the document, so every device learns of them through sync.
 @Suite struct AssetReferenceTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ImprintTestSupport
 
 /// Runs the built `imprint` binary as scripts and users do (contracts/cli.md).
 @Suite struct CLITests {

@@ -3,6 +3,7 @@ import ImprintBundle
 import ImprintCRDT
 import Testing
 @testable import ImprintStore
+import ImprintTestSupport
 
 /// DocumentBundle on one machine: durability of edits, attribution, merging other copies,
 /// and the damage policy of docs/document-schema.md.

@@ -3,6 +3,7 @@ import ImprintBundle
 import ImprintCRDT
 import Testing
 @testable import ImprintStore
+import ImprintTestSupport
 
 /// Three machines edit one bundle offline for several rounds and meet through a dumb file
 /// copier that produces every style of conflict copy. Machines alpha and beta sometimes write

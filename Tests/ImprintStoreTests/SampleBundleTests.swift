@@ -2,6 +2,7 @@ import Foundation
 import ImprintBundle
 import Testing
 @testable import ImprintStore
+import ImprintTestSupport
 
 /// Format-compatibility guard: every bundle in Bundles/ (written by earlier builds) still
 /// opens to the document and history recorded in Bundles/expected.json.

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintStore
+import ImprintTestSupport
 
 @Suite struct TextDiffTests {
     @Test func identicalTextsNeedNoSplice() {
