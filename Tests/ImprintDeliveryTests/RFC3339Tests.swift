@@ -3,17 +3,6 @@ import Foundation
 import Testing
 
 @Suite struct RFC3339Tests {
-    /// Deterministic xorshift, so every run checks the same times.
-    struct Xorshift: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
-    }
-
     private func expectSameAsFoundation(_ date: Date, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(
             RFC3339.string(from: date) == RFC3339.foundationString(from: date),
@@ -49,7 +38,7 @@ import Testing
     /// and times just around millisecond, second, day and year boundaries, where truncation
     /// of the binary fraction is easiest to get wrong.
     @Test func sameTextAsFoundation() {
-        var random = Xorshift(state: 0x9E37_79B9_7F4A_7C15)
+        var random = Xorshift(seed: 0x9E37_79B9_7F4A_7C15)
         for _ in 0..<20_000 {
             expectSameAsFoundation(Date(timeIntervalSince1970: Double.random(in: 0..<253_402_300_800, using: &random)))
             let millis = Int64.random(in: 0..<253_402_300_800_000, using: &random)

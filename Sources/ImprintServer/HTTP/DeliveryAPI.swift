@@ -160,7 +160,8 @@ struct DeliveryAPI: Sendable {
         let message: NewMessage
         do {
             guard rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
-            let input = try await body(SendMessageInput.self, request)
+            let input = try await RequestBodyReader.decode(
+                SendMessageInput.self, from: request, limit: configuration.bodyLimit, plain: SendMessageInput.init(plainJSON:))
             try InputRules.convoId(input.convoId)
             try InputRules.epoch(input.epoch)
             try InputRules.hash(input.hash)
