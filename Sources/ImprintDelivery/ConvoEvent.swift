@@ -72,13 +72,13 @@ public enum ConvoEventPayload: Hashable, Sendable {
         }
     }
 
-    /// The SSE `data:` JSON.
+    /// The SSE `data:` JSON (a `message` event, written on every `sendMessage`, by hand:
+    /// the same bytes as `WireJSON.encoder()`).
     public func encodedData() throws -> Data {
-        let encoder = WireJSON.encoder()
         switch self {
-        case .message(let event): return try encoder.encode(event)
-        case .membership(let event): return try encoder.encode(event)
-        case .welcome(let event): return try encoder.encode(event)
+        case .message(let event): return Data(event.wireJSON())
+        case .membership(let event): return try WireJSON.encoder().encode(event)
+        case .welcome(let event): return try WireJSON.encoder().encode(event)
         }
     }
 

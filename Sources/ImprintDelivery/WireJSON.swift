@@ -29,19 +29,3 @@ public enum WireJSON {
         return decoder
     }
 }
-
-/// RFC 3339 timestamps, always written in UTC with millisecond precision.
-public enum RFC3339 {
-    public static func string(from date: Date) -> String {
-        date.formatted(
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
-    }
-
-    public static func date(from text: String) -> Date? {
-        guard text.count <= 64 else { return nil }
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
-            return date
-        }
-        return try? Date.ISO8601FormatStyle().parse(text)
-    }
-}

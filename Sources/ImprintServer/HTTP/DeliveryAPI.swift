@@ -160,7 +160,8 @@ struct DeliveryAPI: Sendable {
         let message: NewMessage
         do {
             guard rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
-            let input = try await body(SendMessageInput.self, request)
+            let input = try await RequestBodyReader.decode(
+                SendMessageInput.self, from: request, limit: configuration.bodyLimit, plain: SendMessageInput.init(plainJSON:))
             try InputRules.convoId(input.convoId)
             try InputRules.epoch(input.epoch)
             try InputRules.hash(input.hash)
@@ -173,7 +174,7 @@ struct DeliveryAPI: Sendable {
             try await token.admit(with: verifier.replayGuard)
             throw error
         }
-        return try json(try await store.sendMessage(message, admitting: token))
+        return json(bytes: try await store.sendMessage(message, admitting: token).wireJSON())
     }
 
     // MARK: Input and output
@@ -198,6 +199,13 @@ func json<Output: Encodable>(_ output: Output) throws -> Response {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
     return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+}
+
+/// A 200 response carrying wire JSON already written (by `WireJSONWriter`).
+func json(bytes: [UInt8]) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
 }
 
 extension HTTPField.Name {

@@ -8,6 +8,21 @@ import NIOFoundationCompat
 /// Reads a bounded JSON body and decodes it, turning every failure into a 400 or 413.
 enum RequestBodyReader {
     static func decode<Input: Decodable>(_ type: Input.Type, from request: Request, limit: Int) async throws -> Input {
+        try decode(type, from: try await collect(request, limit: limit))
+    }
+
+    /// Like `decode`, but first tries `plain` (a decoder for the common, simple form of the
+    /// input that returns nil for anything else); `JSONDecoder` reads what it refuses.
+    static func decode<Input: Decodable>(
+        _ type: Input.Type, from request: Request, limit: Int, plain: (UnsafeRawBufferPointer) -> Input?
+    ) async throws -> Input {
+        let buffer = try await collect(request, limit: limit)
+        if let input = buffer.withUnsafeReadableBytes(plain) { return input }
+        return try decode(type, from: buffer)
+    }
+
+    /// The whole body, at most `limit` bytes and not empty.
+    private static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
@@ -20,6 +35,10 @@ enum RequestBodyReader {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
         guard buffer.readableBytes > 0 else { throw DeliveryError.invalidRequest("empty body; expected a JSON object") }
+        return buffer
+    }
+
+    private static func decode<Input: Decodable>(_ type: Input.Type, from buffer: ByteBuffer) throws -> Input {
         do {
             return try WireJSON.decoder().decode(Input.self, from: buffer)
         } catch let error as DecodingError {

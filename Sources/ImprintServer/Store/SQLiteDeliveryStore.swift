@@ -24,6 +24,11 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         configuration.prepareDatabase { db in
             try db.execute(cached: "PRAGMA synchronous = NORMAL")
             try db.execute(cached: "PRAGMA foreign_keys = ON")
+            // Each group-commit piece runs in a savepoint, whose statement journal grows over
+            // the whole batch; on disk (the default) it spilled to a temporary file past 64 KiB,
+            // costing more write syscalls than the WAL itself. A batch's journal is bounded
+            // (at most `SQLiteGroupCommit.maxBatch` pieces), so memory holds it.
+            try db.execute(cached: "PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         groupCommit = SQLiteGroupCommit(writer: pool)
