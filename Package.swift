@@ -166,7 +166,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery"]),
+        .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery", "ImprintTestSupport"]),
         .testTarget(
             name: "ImprintServerTests",
             dependencies: [
