@@ -8,10 +8,7 @@ import Testing
 @Suite(.enabled(if: StoreKind.postgresURL != nil, "IMPRINT_TEST_POSTGRES_URL not set: PostgreSQL fan-out NOT TESTED"))
 struct CrossInstanceEventTests {
     @Test func eventsWrittenOnOneInstanceReachSubscribersOfAnother() async throws {
-        let location = try await PostgresTestDatabase.create()
-        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        do {
+        try await withTwoPostgresInstances { first, second in
             let owner = first.client()
             let reader = ServiceAuthSigner()
             let convoId = try await owner.createConvo(CreateConvoInput(cipherSuite: 1)).convo.id
@@ -36,12 +33,6 @@ struct CrossInstanceEventTests {
             #expect(seqs.sorted() == Array(2...21))
             let events = try await live
             #expect(events.compactMap { if case .message(let m) = $0.payload { m.message.seq } else { nil } } == Array(2...21))
-            try await first.stop()
-            try await second.stop()
-        } catch {
-            try? await first.stop()
-            try? await second.stop()
-            throw error
         }
     }
 }
@@ -49,10 +40,7 @@ struct CrossInstanceEventTests {
 @Suite(.enabled(if: StoreKind.postgresURL != nil, "IMPRINT_TEST_POSTGRES_URL not set: cross-instance replay NOT TESTED"))
 struct CrossInstanceReplayTests {
     @Test func aTokenAcceptedByOneInstanceIsAReplayOnAnother() async throws {
-        let location = try await PostgresTestDatabase.create()
-        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        do {
+        try await withTwoPostgresInstances { first, second in
             let signer = ServiceAuthSigner()
             let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
             let accepted = try await RawHTTP.send(first, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
@@ -60,22 +48,13 @@ struct CrossInstanceReplayTests {
             let replayed = try await RawHTTP.send(second, .GET, DeliveryMethod.getConvos.path, headers: [("Authorization", "Bearer \(token)")])
             #expect(replayed.status == 401)
             #expect(replayed.errorName == "InvalidToken")
-            try await first.stop()
-            try await second.stop()
-        } catch {
-            try? await first.stop()
-            try? await second.stop()
-            throw error
         }
     }
 
     /// sendMessage admits its token inside the store's single statement: still exact across
     /// instances, for accepted and for refused requests.
     @Test func aSendMessageTokenSpentOnOneInstanceIsAReplayOnAnother() async throws {
-        let location = try await PostgresTestDatabase.create()
-        let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        let second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-        do {
+        try await withTwoPostgresInstances { first, second in
             let fixture = try await ConvoFixture.make(on: first, extraMembers: 1)
             let valid = try SendMessageTokenTests.body(fixture.convoId, epoch: fixture.epoch, 1)
             let accepted = try SendMessageTokenTests.token(fixture.owner.signer)
@@ -93,12 +72,6 @@ struct CrossInstanceReplayTests {
 
             let stored = try await second.client(fixture.owner.signer).getMessages(convoId: fixture.convoId).messages
             #expect(stored.map(\.seq) == [1, 2])
-            try await first.stop()
-            try await second.stop()
-        } catch {
-            try? await first.stop()
-            try? await second.stop()
-            throw error
         }
     }
 }

@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// `subscribeConvoEvents` as server-sent events. Each event carries its cursor as `id:`;
 /// a client resumes with `Last-Event-ID` (or `?cursor=`) and gets every later event, because
-/// events are read back from the store, never from memory. The `EventBell` only says when to look.
+/// events are read back from the store, never from memory. The `EventBell` only says when to look,
+/// and rings this stream only for writes that stored events for `recipient` (or for unknown ones).
 struct EventStreamResponder: Sendable {
     let store: any DeliveryStore
     let metrics: ServerMetrics
@@ -20,7 +21,8 @@ struct EventStreamResponder: Sendable {
         headers[.cacheControl] = "no-cache"
         let body = ResponseBody { [store, metrics, heartbeat] writer in
             let bell = store.eventBell
-            let (subscription, rings) = bell.subscribe()
+            // Subscribed before the first read below, so nothing committed in between is missed.
+            let (subscription, rings) = bell.subscribe(recipient: recipient)
             metrics.subscribers.increment()
             let ticker = Task {
                 while !Task.isCancelled {

@@ -8,6 +8,11 @@ struct PendingEvent: Sendable {
 
     var kind: String { payload.name }
 
+    /// Every DID that receives one of `events`, each once, in ascending order: the keys to ring.
+    static func recipients(of events: [PendingEvent]) -> [String] {
+        Set(events.flatMap(\.recipients)).sorted()
+    }
+
     func encodedPayload() throws -> String {
         String(decoding: try payload.encodedData(), as: UTF8.self)
     }

@@ -14,7 +14,7 @@ import PostgresNIO
 /// - event rows are inserted under per-recipient advisory locks held until COMMIT
 ///   (`imprint_lock_event_recipients`), so each recipient's event ids become visible in id
 ///   order and a cursor never skips a late-committing event; after COMMIT a coalesced
-///   `NOTIFY imprint_events` wakes subscribers on every instance;
+///   `NOTIFY imprint_events` naming the recipients wakes their subscribers on every instance;
 /// - `sendMessage`, the hot path, is one call of the `imprint_send_message` function: one
 ///   round trip that also records the token's jti (see `PostgresSchema`).
 public final class PostgresDeliveryStore: DeliveryStore {
@@ -59,8 +59,10 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: Self.notificationChannel) { notifications in
-                            bell.ring()  // anything written while we were not listening
-                            for try await _ in notifications { bell.ring() }
+                            bell.ringAll()  // anything written while we were not listening
+                            for try await notification in notifications {
+                                EventNotificationPayload(text: notification.payload).ring(bell)
+                            }
                         }
                     }
                 } catch {
@@ -250,7 +252,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     // MARK: Membership
 
     public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
-        let result = try await transaction { connection in
+        let result = try await transaction { connection -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             for did in change.dids where try await self.isActiveMember(connection, convoId: change.convoId, did: did) {
@@ -278,15 +280,14 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
                 events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
             }
-            try await self.append(connection, events: events, now: now)
-            return advance
+            return (advance, try await self.append(connection, events: events, now: now))
         }
-        eventsCommitted()
-        return result
+        eventsCommitted(recipients: result.recipients)
+        return result.output
     }
 
     public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
-        let result = try await transaction { connection in
+        let result = try await transaction { connection -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             guard try await self.isActiveMember(connection, convoId: change.convoId, did: change.did) else {
@@ -298,29 +299,28 @@ public final class PostgresDeliveryStore: DeliveryStore {
             try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
             try await connection.query("DELETE FROM welcomes WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: change.convoId)
-            try await self.append(connection, events: [
+            return (advance, try await self.append(connection, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
                 PendingEvent(
                     payload: .membership(MembershipEvent(convoId: change.convoId, did: change.did, action: .removed)),
                     recipients: members + [change.did]),
-            ], now: StoreTime.millis(change.now))
-            return advance
+            ], now: StoreTime.millis(change.now)))
         }
-        eventsCommitted()
-        return result
+        eventsCommitted(recipients: result.recipients)
+        return result.output
     }
 
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
-        try await transaction { connection in
+        let recipients = try await transaction { connection in
             _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: did)
             try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
             try await connection.query("DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: convoId)
-            try await self.append(connection, events: [
+            return try await self.append(connection, events: [
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
             ], now: StoreTime.millis(now))
         }
-        eventsCommitted()
+        eventsCommitted(recipients: recipients)
     }
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
@@ -358,7 +358,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             guard let epoch, let seq, let dids, let providers, dids.count == providers.count else {
                 throw PostgresStoreError.noResult("imprint_send_message")
             }
-            eventsCommitted()
+            eventsCommitted(recipients: dids)  // the roster: every DID the function stored the event for
             var recipients: [Recipient] = []
             recipients.reserveCapacity(dids.count)
             for (did, provider) in zip(dids, providers) where did != input.sender {
@@ -416,8 +416,9 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     /// Inserts event rows, after `imprint_lock_event_recipients` locked every recipient (held
     /// to COMMIT) so each recipient's ids commit in order. Call it once per transaction.
-    func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws {
-        let everyone = Set(events.flatMap(\.recipients)).sorted()
+    /// Returns the recipients, the keys to ring once the transaction commits.
+    func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws -> [String] {
+        let everyone = PendingEvent.recipients(of: events)
         try await connection.query("SELECT imprint_lock_event_recipients(\(everyone)::TEXT[])", logger: logger)
         for event in events {
             let payload = try event.encodedPayload()
@@ -429,13 +430,14 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
                 """, logger: logger)
         }
+        return everyone
     }
 
-    /// After a transaction that wrote events committed: wake this instance's subscribers now and
-    /// the other instances' through a coalesced NOTIFY.
-    func eventsCommitted() {
-        eventBell.ring()
-        notifier.signal()
+    /// After a transaction that wrote events for `recipients` committed: wake their subscribers
+    /// on this instance now and on the other instances through a coalesced NOTIFY.
+    func eventsCommitted(recipients: [String]) {
+        eventBell.ring(recipients: recipients)
+        notifier.signal(recipients: recipients)
     }
 
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {

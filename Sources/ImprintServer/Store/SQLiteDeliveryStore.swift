@@ -150,7 +150,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     // MARK: Membership
 
     public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
-        let result = try await groupCommit.write { db in
+        let result = try await groupCommit.write { db -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             for did in change.dids where try Self.isActiveMember(db, convoId: change.convoId, did: did) {
@@ -180,15 +180,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
                 events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
             }
-            try Self.append(db, events: events, now: now)
-            return advance
+            return (advance, try Self.append(db, events: events, now: now))
         }
-        eventBell.ring()
-        return result
+        eventBell.ring(recipients: result.recipients)
+        return result.output
     }
 
     public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
-        let result = try await groupCommit.write { db in
+        let result = try await groupCommit.write { db -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             guard try Self.isActiveMember(db, convoId: change.convoId, did: change.did) else {
@@ -200,29 +199,28 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             let members = try Self.activeMembers(db, convoId: change.convoId)
-            try Self.append(db, events: [
+            return (advance, try Self.append(db, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
                 PendingEvent(
                     payload: .membership(MembershipEvent(convoId: change.convoId, did: change.did, action: .removed)),
                     recipients: members + [change.did]),
-            ], now: StoreTime.millis(change.now))
-            return advance
+            ], now: StoreTime.millis(change.now)))
         }
-        eventBell.ring()
-        return result
+        eventBell.ring(recipients: result.recipients)
+        return result.output
     }
 
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
-        try await groupCommit.write { db in
+        let recipients = try await groupCommit.write { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
             try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             let members = try Self.activeMembers(db, convoId: convoId)
-            try Self.append(db, events: [
+            return try Self.append(db, events: [
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
             ], now: StoreTime.millis(now))
         }
-        eventBell.ring()
+        eventBell.ring(recipients: recipients)
     }
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
@@ -243,7 +241,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func sendMessage(_ input: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput {
         try await token.admit(with: tokenReplayGuard)
-        let result = try await groupCommit.write { db in
+        let result = try await groupCommit.write { db -> (output: SendMessageOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: input.convoId, caller: input.sender)
             guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
@@ -252,14 +250,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
             try Self.advance(db, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
             let roster = try Self.recipientsWithStorage(db, convoId: input.convoId)
-            try Self.append(db, events: [
+            let woken = try Self.append(db, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: roster.map(\.did))
             ], now: StoreTime.millis(input.now))
             let recipients = roster.filter { $0.did != input.sender }.map { Recipient(did: $0.did, storage: $0.storage) }
-            return SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now)
+            return (SendMessageOutput(seq: message.seq, epoch: newEpoch, recipients: recipients, serverTime: input.now), woken)
         }
-        eventBell.ring()
-        return result
+        eventBell.ring(recipients: result.recipients)
+        return result.output
     }
 
     public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
@@ -326,7 +324,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     // MARK: Events
 
-    static func append(_ db: Database, events: [PendingEvent], now: Int64) throws {
+    /// Inserts event rows; returns their recipients, the keys to ring once the write commits.
+    static func append(_ db: Database, events: [PendingEvent], now: Int64) throws -> [String] {
         for event in events {
             let payload = try event.encodedPayload()
             for recipient in Set(event.recipients).sorted() {
@@ -335,6 +334,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                     arguments: [recipient, event.payload.convoId, event.kind, payload, now])
             }
         }
+        return PendingEvent.recipients(of: events)
     }
 
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
