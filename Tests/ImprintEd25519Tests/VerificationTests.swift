@@ -52,25 +52,28 @@ import ImprintTestSupport
         }
     }
 
+    /// `count` random signed messages, each with a fresh key.
+    static func signedCases(count: Int, maxLength: Int, seed: UInt64) throws -> [Case] {
+        var rng = SplitMix64(seed: seed)
+        return try (0..<count).map { _ in
+            let key = signingKey(using: &rng)
+            let message = (0..<Int.random(in: 0...maxLength, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            return Case(key: [UInt8](key.publicKey.rawRepresentation), message: message, signature: [UInt8](try key.signature(for: message)))
+        }
+    }
+
     @Test func validSignaturesVerify() throws {
         let seed: UInt64 = 0x51_6E_A7_0E
-        var rng = SplitMix64(seed: seed)
-        for index in 0..<200 {
-            let key = Self.signingKey(using: &rng)
-            let message = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            let signature = try key.signature(for: message)
-            let prepared = try #require(Ed25519VerifyingKey(rawRepresentation: [UInt8](key.publicKey.rawRepresentation)))
-            #expect(prepared.isValidSignature(signature, for: message), "seed \(seed), case \(index)")
+        for (index, c) in try Self.signedCases(count: 200, maxLength: 300, seed: seed).enumerated() {
+            let prepared = try #require(Ed25519VerifyingKey(rawRepresentation: c.key))
+            #expect(prepared.isValidSignature(c.signature, for: c.message), "seed \(seed), case \(index)")
         }
     }
 
     @Test func corruptedInputsAgreeWithSwiftCrypto() throws {
         let seed: UInt64 = 0xC0_22_07_ED
-        var rng = SplitMix64(seed: seed)
-        for index in 0..<150 {
-            let key = Self.signingKey(using: &rng)
-            let message = (0..<Int.random(in: 0...100, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            let good = Case(key: [UInt8](key.publicKey.rawRepresentation), message: message, signature: [UInt8](try key.signature(for: message)))
+        var rng = SplitMix64(seed: seed &+ 1)
+        for (index, good) in try Self.signedCases(count: 150, maxLength: 100, seed: seed).enumerated() {
             let prepared = try #require(Ed25519VerifyingKey(rawRepresentation: good.key))
             for _ in 0..<4 {
                 var c = good
