@@ -6,9 +6,12 @@
 /// limbs below 2^53 (any product qualifies). Point formulas respect these bounds by
 /// construction; see `EdwardsPoint`.
 ///
+/// Limbs are not unique per value, so there is no `==`: compare with `isEqual(to:)`, which
+/// compares canonical forms.
+///
 /// Everything here runs in variable time: it only ever handles public data (keys, signatures,
 /// messages). Do not reuse it for secrets.
-struct FieldElement: Sendable, Equatable {
+struct FieldElement: Sendable {
     var l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64, l4: UInt64
 
     static let mask51: UInt64 = (1 << 51) - 1
