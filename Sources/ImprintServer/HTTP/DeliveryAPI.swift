@@ -195,17 +195,18 @@ struct DeliveryAPI: Sendable {
 
 /// A 200 JSON response in the wire conventions.
 func json<Output: Encodable>(_ output: Output) throws -> Response {
-    let data = try WireJSON.encoder().encode(output)
-    var headers = HTTPFields()
-    headers[.contentType] = "application/json"
-    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    json(body: ByteBuffer(data: try WireJSON.encoder().encode(output)))
 }
 
 /// A 200 response carrying wire JSON already written (by `WireJSONWriter`).
 func json(bytes: [UInt8]) -> Response {
+    json(body: ByteBuffer(bytes: bytes))
+}
+
+private func json(body: ByteBuffer) -> Response {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
-    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
 }
 
 extension HTTPField.Name {
