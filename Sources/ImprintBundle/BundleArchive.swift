@@ -24,20 +24,64 @@ public enum BundleArchive {
 
     // MARK: Archive
 
+    /// The kinds of archive file `archive` writes, chosen from the file name.
+    public enum Format: String, Sendable, CaseIterable {
+        /// POSIX pax tar compressed with zstd (`.tar.zst`, `.tzst`, `.imprintz`): the default.
+        case tarZstd = "tar.zst"
+        /// POSIX pax tar compressed with gzip (`.tar.gz`, `.tgz`).
+        case tarGzip = "tar.gz"
+        /// Uncompressed POSIX pax tar (`.tar`).
+        case tar
+        /// Zip, deflate-compressed (`.zip`).
+        case zip
+
+        /// The format a file name asks for, or nil when its extension names none of these.
+        public init?(forPath path: String) {
+            let name = POSIX.lastComponent(of: path).lowercased()
+            if name.hasSuffix(".tar.zst") || name.hasSuffix(".tzst") || name.hasSuffix(".imprintz") {
+                self = .tarZstd
+            } else if name.hasSuffix(".tar.gz") || name.hasSuffix(".tgz") {
+                self = .tarGzip
+            } else if name.hasSuffix(".tar") {
+                self = .tar
+            } else if name.hasSuffix(".zip") {
+                self = .zip
+            } else {
+                return nil
+            }
+        }
+    }
+
     /// Writes the bundle at `bundlePath` to a new archive file at `archivePath` (replaced
-    /// atomically if it exists). Returns the number of files archived.
+    /// atomically if it exists), in `format`, or the format the file name asks for
+    /// (`Format(forPath:)`); a name that asks for none is refused (`.invalidArgument`) rather
+    /// than given contents its extension does not promise. Returns the number of files
+    /// archived.
     @discardableResult
-    public static func archive(bundleAt bundlePath: String, to archivePath: String) throws -> Int {
+    public static func archive(bundleAt bundlePath: String, to archivePath: String, format: Format? = nil) throws -> Int {
         let layout = BundleLayout(root: bundlePath)
         guard POSIX.isRegularFile(layout.metadataPath) else {
-            throw BundleError(.notFound, "not a bundle (no metadata.json)", path: bundlePath)
+            throw BundleError(.notFound, "not an Imprint bundle: no metadata.json", path: bundlePath)
+        }
+        guard let format = format ?? Format(forPath: archivePath) else {
+            throw BundleError(.invalidArgument, "cannot tell the archive format from the name: use .tar.zst, .tar.gz, .tar or .zip", path: archivePath)
         }
         var files = 0
         try AtomicFile.write(to: archivePath) { fd, temporary in
             guard let a = archive_write_new() else { throw BundleError(.archiveLibrary, "archive_write_new failed") }
             defer { archive_write_free(a) }
-            try check(a, archive_write_set_format_pax_restricted(a), temporary)
-            try check(a, archive_write_add_filter_zstd(a), temporary)
+            switch format {
+            case .tarZstd:
+                try check(a, archive_write_set_format_pax_restricted(a), temporary)
+                try check(a, archive_write_add_filter_zstd(a), temporary)
+            case .tarGzip:
+                try check(a, archive_write_set_format_pax_restricted(a), temporary)
+                try check(a, archive_write_add_filter_gzip(a), temporary)
+            case .tar:
+                try check(a, archive_write_set_format_pax_restricted(a), temporary)
+            case .zip:
+                try check(a, archive_write_set_format_zip(a), temporary)
+            }
             try check(a, archive_write_open_fd(a, fd), temporary)
             try addDirectory(a, root: layout.root, relative: [], files: &files)
             try check(a, archive_write_close(a), temporary)
@@ -108,6 +152,12 @@ public enum BundleArchive {
     public static func unarchive(_ archivePath: String, to destination: String,
                                  limits: ArchiveLimits = .default) throws -> Extraction {
         let destination = BundleLayout(root: destination).root
+        if POSIX.isDirectory(archivePath) {
+            throw BundleError(.invalidArgument, "is a directory, not an archive file (a bundle folder needs no unarchiving: open or merge it directly)", path: archivePath)
+        }
+        guard POSIX.exists(archivePath) else {
+            throw BundleError(.notFound, "no such archive file", path: archivePath)
+        }
         guard !POSIX.exists(destination) else {
             throw BundleError(.alreadyExists, "destination already exists", path: destination)
         }

@@ -31,6 +31,17 @@ public struct BundleContents: Sendable {
     public var changes: [ChangeRecord]
     public var logReports: [FileReport]
     public var snapshotReports: [FileReport]
+    /// Files of this bundle that are known to be on their way (sync-tool downloads in
+    /// progress, iCloud Drive placeholders), one line each: what is here is not yet the whole
+    /// document.
+    public var arrivalNotes: [String] = []
+    /// True for a copy of a bundle that arrived without its metadata.json (a duplicate
+    /// folder still being copied, or one whose files kept arriving after it was tidied);
+    /// `metadata` is then the receiving bundle's.
+    public var metadataMissing = false
+    /// Where each change came from: the first log that holds it, else the first snapshot that
+    /// covers it (for reports of what a merge brought in).
+    public var sources: [ChangeHash: String] = [:]
 
     /// Hashes present in `changes` or covered by any loaded snapshot.
     public var knownHashes: Set<ChangeHash> {

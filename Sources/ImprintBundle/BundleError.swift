@@ -32,6 +32,9 @@ public struct BundleError: Error, Sendable, Equatable, CustomStringConvertible {
         case alreadyExists
         /// An argument that makes no sense (empty, out of range).
         case invalidArgument
+        /// The bundle has not fully arrived: metadata.json is missing or not downloaded yet
+        /// while a sync tool is still copying the bundle. Retry when more files arrive.
+        case incomplete
     }
 
     public var code: Code

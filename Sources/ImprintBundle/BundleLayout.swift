@@ -58,6 +58,25 @@ public struct BundleLayout: Sendable, Equatable {
         try POSIX.fsyncDirectory(root)
     }
 
+    /// Throws unless metadata.json is here: `.incomplete` when the bundle is still arriving
+    /// (metadata.json is an iCloud placeholder or a download in progress, or logs or snapshots
+    /// are already here without it), `.notFound` ("not an Imprint bundle") otherwise.
+    public func checkMetadataArrived() throws {
+        guard !POSIX.exists(metadataPath) else { return }
+        let inventory = (try? self.inventory()) ?? BundleInventory()
+        if let placeholder = inventory.placeholders.first(where: { $0.value == Self.metadataName }) {
+            throw BundleError(.incomplete, "metadata.json is not downloaded to this machine yet (iCloud placeholder \(POSIX.lastComponent(of: placeholder.key))); download the bundle and retry", path: root)
+        }
+        if inventory.isDownloading(metadataPath) {
+            throw BundleError(.incomplete, "metadata.json is still being downloaded by a sync tool; retry when it has arrived", path: root)
+        }
+        let files = inventory.changeLogs.count + inventory.snapshots.count
+        if files > 0 {
+            throw BundleError(.incomplete, "metadata.json has not arrived yet (\(files) change logs or snapshots are here); retry when the sync tool has copied it", path: root)
+        }
+        throw BundleError(.notFound, "not an Imprint bundle: no metadata.json", path: root)
+    }
+
     /// What a file name inside `changes/` or `snapshots/` is.
     public enum FileRole: Sendable, Equatable {
         /// The canonical file of a device.
@@ -70,7 +89,7 @@ public struct BundleLayout: Sendable, Equatable {
 
     /// Classifies a name in `changes/` (extension `log`) or `snapshots/` (`snapshot`).
     public static func role(ofName name: String, fileExtension: String) -> FileRole {
-        if AtomicFile.isTemporaryName(name) { return .ignored }
+        if AtomicFile.isTemporaryName(name) || SyncToolFileName.classify(name) != nil { return .ignored }
         let suffix = "." + fileExtension
         if name.hasSuffix(suffix), let device = try? DeviceID(String(name.dropLast(suffix.count))) {
             return .canonical(device)
@@ -84,30 +103,35 @@ public struct BundleLayout: Sendable, Equatable {
     }
 
     /// Lists the data files of the bundle: every canonical log and snapshot and every
-    /// conflict copy of one, plus conflict copies of metadata.json.
+    /// conflict copy of one, plus conflict copies of metadata.json; and what sync tools left
+    /// beside them: downloads in progress and iCloud Drive placeholders of data files.
     public func inventory() throws -> BundleInventory {
         var inventory = BundleInventory()
-        for name in try listIfPresent(changesPath) {
-            let path = changesPath + "/" + name
-            guard POSIX.isRegularFile(path) else { continue }
-            switch Self.role(ofName: name, fileExtension: Self.logExtension) {
-            case .canonical(let device): inventory.changeLogs.append(.init(path: path, device: device, conflictCopy: nil))
-            case .conflictCopy(let device, let copy): inventory.changeLogs.append(.init(path: path, device: device, conflictCopy: copy))
-            case .ignored: inventory.ignored.append(path)
-            }
-        }
-        for name in try listIfPresent(snapshotsPath) {
-            let path = snapshotsPath + "/" + name
-            guard POSIX.isRegularFile(path) else { continue }
-            switch Self.role(ofName: name, fileExtension: Self.snapshotExtension) {
-            case .canonical(let device): inventory.snapshots.append(.init(path: path, device: device, conflictCopy: nil))
-            case .conflictCopy(let device, let copy): inventory.snapshots.append(.init(path: path, device: device, conflictCopy: copy))
-            case .ignored: inventory.ignored.append(path)
+        for (directory, fileExtension) in [(changesPath, Self.logExtension), (snapshotsPath, Self.snapshotExtension)] {
+            for name in try listIfPresent(directory) {
+                let path = directory + "/" + name
+                if let toolFile = SyncToolFileName.classify(name) {
+                    inventory.record(toolFile, at: path) { Self.role(ofName: $0, fileExtension: fileExtension) != .ignored }
+                    continue
+                }
+                guard POSIX.isRegularFile(path) else { continue }
+                let entry: BundleInventory.DeviceFile
+                switch Self.role(ofName: name, fileExtension: fileExtension) {
+                case .canonical(let device): entry = .init(path: path, device: device, conflictCopy: nil)
+                case .conflictCopy(let device, let copy): entry = .init(path: path, device: device, conflictCopy: copy)
+                case .ignored:
+                    inventory.ignored.append(path)
+                    continue
+                }
+                if fileExtension == Self.logExtension { inventory.changeLogs.append(entry) } else { inventory.snapshots.append(entry) }
             }
         }
         for name in try listIfPresent(root) where name != Self.metadataName {
-            if ConflictCopyName.rootOriginal(of: name) == Self.metadataName, POSIX.isRegularFile(root + "/" + name) {
-                inventory.metadataConflictCopies.append(root + "/" + name)
+            let path = root + "/" + name
+            if let toolFile = SyncToolFileName.classify(name) {
+                inventory.record(toolFile, at: path) { $0 == Self.metadataName || ConflictCopyName.rootOriginal(of: $0) == Self.metadataName }
+            } else if ConflictCopyName.rootOriginal(of: name) == Self.metadataName, POSIX.isRegularFile(path) {
+                inventory.metadataConflictCopies.append(path)
             }
         }
         return inventory
@@ -133,4 +157,39 @@ public struct BundleInventory: Sendable, Equatable {
     public var metadataConflictCopies: [String] = []
     /// Files in `changes/` and `snapshots/` that are neither (temporaries, newer formats).
     public var ignored: [String] = []
+    /// Sync-tool downloads in progress of a data file or of metadata.json (their paths): the
+    /// file they will become is still on its way.
+    public var downloading: [String] = []
+    /// iCloud Drive placeholders of data files or of metadata.json: path of the placeholder →
+    /// the file name that is not downloaded to this machine yet.
+    public var placeholders: [String: String] = [:]
+
+    /// Files known to be on their way, one line each (for reports and warnings).
+    public var arrivalNotes: [String] {
+        downloading.map { "\($0) is a sync tool's download in progress" }
+            + placeholders.sorted { $0.key < $1.key }.map { "\($0.value) is not downloaded to this machine yet (iCloud placeholder \($0.key)); download it" }
+    }
+
+    /// Whether `name` (a data file's or metadata.json's name) has a download in progress here.
+    public func isDownloading(_ path: String) -> Bool {
+        let name = POSIX.lastComponent(of: path)
+        let directory = POSIX.parentDirectory(of: path)
+        return downloading.contains { download in
+            guard POSIX.parentDirectory(of: download) == directory,
+                  case .downloading(let finalName) = SyncToolFileName.classify(POSIX.lastComponent(of: download))
+            else { return false }
+            return finalName == nil || finalName == name
+        }
+    }
+
+    mutating func record(_ toolFile: SyncToolFileName, at path: String, isData: (String) -> Bool) {
+        switch toolFile {
+        case .downloading(let finalName):
+            if finalName.map(isData) ?? true { downloading.append(path) }
+        case .placeholder(let finalName):
+            if isData(finalName) { placeholders[path] = finalName }
+        case .bookkeeping:
+            break
+        }
+    }
 }

@@ -20,6 +20,9 @@ extension DocumentBundle {
         warnings = ingest.warnings
         metadata = contents.metadata
         loadedHashes.formUnion(contents.knownHashes)
+        for (hash, source) in contents.sources where changeSources[hash] == nil {
+            changeSources[hash] = source
+        }
         devices.formUnion((contents.logReports + contents.snapshotReports).map(\.device))
         ownLogRecords = contents.logReports.first { $0.device == device && !$0.isConflictCopy }?.records ?? 0
         if let newBody = try? DocumentSchema.body(of: document) { body = newBody }
@@ -40,33 +43,48 @@ extension DocumentBundle {
 
     /// Merges every device log, every file-level conflict copy and every duplicate bundle
     /// (`paper 2.imprint`, …) now; writes a snapshot of the result, so every merged change is
-    /// durable in this device's own files; only then deletes the copies
-    /// (`tidyConflictCopies`, `absorbDuplicateBundle`). `compact` writes the snapshot (and
-    /// compacts this device's log) even when nothing was merged; so does a log of
-    /// `compactionThreshold` records or more.
+    /// durable in this device's own files; only then deletes the copies that are wholly
+    /// merged and have finished arriving (`settle`; see `BundleStore.tidyConflictCopies` and
+    /// `absorbDuplicateBundle`). Copies that are torn, damaged, still changing, not quiet for
+    /// `settle.quietPeriod`, or hold another document's history are kept and listed in the
+    /// report with the reason; the next sync tries again.
+    ///
+    /// `compact` writes the snapshot (and compacts this device's log) even when nothing was
+    /// merged; so does a log of `compactionThreshold` records or more.
+    ///
+    /// ```swift
+    /// let doc = try DocumentBundle.open(at: "paper.imprint", device: DeviceID("laptop"))
+    /// let report = try doc.sync()
+    /// print("merged \(report.changesMerged) changes, removed \(report.removed.count) copies")
+    /// for (path, why) in report.kept { print("kept \(path): \(why)") }
+    /// ```
     @discardableResult
-    public func sync(compact: Bool = false) throws(StoreError) -> SyncReport {
+    public func sync(compact: Bool = false, settle: SettlePolicy = .sync) throws(StoreError) -> SyncReport {
         var report = SyncReport()
-        let before = document.currentHeads
+        let ownDurable = try StoreError.wrapping { try store.ownDurableHashes() }
         try readNewContents()
-        let duplicates = try StoreError.wrapping { try store.duplicateBundles() }
-        for path in duplicates {
-            let contents = try StoreError.wrapping { try BundleStore.open(at: path, device: device).load() }
-            var ingest = Ingest()
-            do {
-                try ingest.update(document, from: contents, skipping: loadedHashes)
-                warnings += ingest.warnings
-            } catch {
-                warnings.append("kept duplicate bundle \(path): \(error)")
-                report.kept[path] = "\(error)"
+        var duplicates: [String] = []
+        for copy in try readDuplicates() {
+            if let reason = copy.refusal {
+                report.kept[copy.path] = reason
+            } else {
+                duplicates.append(copy.path)
             }
         }
-        let gained = document.changes(since: before)
-        report.changesMerged = gained.count
-        // Everything gained here came from other files; the ones no file of the bundle holds
-        // (a duplicate bundle's) go to this device's log.
+        // Every change of the document that this device's own files do not hold yet is new
+        // to this device, wherever it came from (another device's log, a conflict copy, a
+        // duplicate bundle); the ones no file of this bundle holds go to this device's log.
+        var merged: [ImprintBundle.ChangeHash: Change] = [:]
+        for change in document.allChanges() {
+            guard let hash = try? ImprintBundle.ChangeHash(bytes: change.hash.bytes), !ownDurable.contains(hash) else { continue }
+            merged[hash] = change
+        }
+        report.changesMerged = merged.count
+        for hash in merged.keys {
+            report.mergedFrom[changeSources[hash] ?? "this device's edits", default: 0] += 1
+        }
         let countBefore = loadedHashes.count
-        try persist(gained)
+        try persist(Array(merged.values))
         report.changesPersisted = loadedHashes.count - countBefore
         let inventory = try StoreError.wrapping { try store.layout.inventory() }
         let hasCopies = inventory.changeLogs.contains { $0.conflictCopy != nil }
@@ -76,16 +94,62 @@ extension DocumentBundle {
             try writeSnapshot()
             report.snapshotWritten = true
         }
-        let tidy = try StoreError.wrapping { try store.tidyConflictCopies() }
+        let tidy = try StoreError.wrapping { try store.tidyConflictCopies(settle: settle) }
         report.removed += tidy.removed
         report.kept.merge(tidy.kept) { a, _ in a }
-        for path in duplicates where report.kept[path] == nil {
-            let absorbed = try StoreError.wrapping { try store.absorbDuplicateBundle(at: path) }
+        for path in duplicates {
+            let absorbed = try StoreError.wrapping {
+                try store.absorbDuplicateBundle(at: path, settle: settle, verifiedWithoutMetadata: true)
+            }
             report.removed += absorbed.removed
             report.kept.merge(absorbed.kept) { a, _ in a }
         }
+        report.incomplete = inventory.arrivalNotes
         metadata = try StoreError.wrapping { try BundleMetadata.read(at: store.layout.metadataPath) }
         return report
+    }
+
+    /// A duplicate bundle as read by `readDuplicates()`.
+    struct DuplicateCopy {
+        var path: String
+        /// Why it was not merged (another document's history, unreadable), or nil.
+        var refusal: String?
+    }
+
+    /// Reads every duplicate bundle (`paper 2.imprint`, and copies still arriving without
+    /// their metadata.json) into the document without changing a byte on disk: the
+    /// document then shows what the copies hold, and `sync()` makes it durable and tidies.
+    func readDuplicates() throws(StoreError) -> [DuplicateCopy] {
+        let paths = try StoreError.wrapping { try store.duplicateBundles() }
+        var copies: [DuplicateCopy] = []
+        for path in paths {
+            var copy = DuplicateCopy(path: path)
+            do {
+                let contents = try BundleStore.loadCopy(at: path, fallback: metadata)
+                let known = loadedHashes.union(duplicateHashes)
+                if contents.metadataMissing, let reason = Ingest.foreignHistoryReason(of: contents, known: known) {
+                    copy.refusal = "not merged: \(reason)"
+                    warnings.append("kept \(path): \(reason)")
+                } else {
+                    var ingest = Ingest()
+                    try ingest.update(document, from: contents, skipping: known, asCopy: true)
+                    warnings += ingest.warnings
+                    let fresh = contents.knownHashes.subtracting(loadedHashes)
+                    duplicateHashes.formUnion(fresh)
+                    for (hash, source) in contents.sources where changeSources[hash] == nil {
+                        changeSources[hash] = source
+                    }
+                    if !fresh.isEmpty {
+                        warnings.append("duplicate bundle \(path) holds \(fresh.count) changes not yet in this bundle's files; `imprint sync` folds it in")
+                    }
+                }
+            } catch {
+                copy.refusal = "not merged: \(error)"
+                warnings.append("kept \(path): \(error)")
+            }
+            copies.append(copy)
+        }
+        return copies
     }
 
     /// Merges another copy of the document into this bundle: a bundle directory, an archive
@@ -110,7 +174,12 @@ extension DocumentBundle {
                 let staging = directory + "/copy.imprint"
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 try StoreError.wrapping { try BundleArchive.unarchive(path, to: staging) }
-                try mergeBundle(at: staging)
+                do {
+                    try mergeBundle(at: staging)
+                } catch {
+                    // Name the archive the user gave, not the staging folder it was unpacked to.
+                    throw error.replacingPath(staging, with: path)
+                }
             }
         }
         if let newBody = try? DocumentSchema.body(of: document) { body = newBody }
@@ -122,11 +191,24 @@ extension DocumentBundle {
         return report
     }
 
+    /// Reads another bundle (never writing to it) and merges it; a copy without
+    /// metadata.json is merged only when its history descends from this document's.
     private func mergeBundle(at path: String) throws(StoreError) {
-        let other = try StoreError.wrapping { try BundleStore.open(at: path, device: device) }
-        let contents = try StoreError.wrapping { try other.load() }
-        guard contents.metadata.documentID == metadata.documentID else {
-            throw .invalidRequest("\(path) holds another document (documentId \(contents.metadata.documentID), not \(metadata.documentID))")
+        let contents: BundleContents
+        do {
+            contents = try BundleStore.loadCopy(at: path, fallback: metadata)
+        } catch let error as BundleError where error.code == .invalidArgument {
+            throw .invalidRequest("\(path) holds another document: \(error.message)")
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        if contents.metadataMissing {
+            if contents.changes.isEmpty && contents.snapshots.isEmpty {
+                throw .bundle(BundleError(.notFound, "not an Imprint bundle: no metadata.json", path: path))
+            }
+            if let reason = Ingest.foreignHistoryReason(of: contents, known: loadedHashes) {
+                throw .invalidRequest("\(path) has no metadata.json and \(reason)")
+            }
         }
         var ingest = Ingest()
         try ingest.update(document, from: contents, skipping: [])

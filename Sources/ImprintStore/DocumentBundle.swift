@@ -33,6 +33,12 @@ public final class DocumentBundle {
     /// Hashes the bundle was seen to hold at the last load, plus those appended since.
     var loadedHashes: Set<ImprintBundle.ChangeHash> = []
 
+    /// Hashes read from duplicate bundles that this bundle's own files do not hold.
+    var duplicateHashes: Set<ImprintBundle.ChangeHash> = []
+
+    /// The file each known change was first read from (for sync reports).
+    var changeSources: [ImprintBundle.ChangeHash: String] = [:]
+
     /// This device.
     public var device: DeviceID { store.device }
 
@@ -72,7 +78,11 @@ public final class DocumentBundle {
     /// Opens the bundle at `path` for `device`: loads every snapshot, every device's log and
     /// every conflict copy into one document. A corrupt canonical file or an undecodable change
     /// throws `.corrupt` (it could hide changes); damage confined to conflict copies and torn
-    /// tails are recorded in `warnings`.
+    /// tails are recorded in `warnings`, and so are files still arriving (iCloud placeholders,
+    /// sync-tool downloads). Duplicate bundles beside it (`paper 2.imprint`) are merged into the
+    /// document too, read-only: `sync()` makes their changes durable and removes them.
+    /// A folder whose metadata.json has not arrived yet throws `.bundle` with code
+    /// `.incomplete`; one that is no bundle at all, `.notFound`.
     public static func open(at path: String, device: DeviceID, actor: ActorID? = nil) throws(StoreError) -> DocumentBundle {
         let store = try StoreError.wrapping { try BundleStore.open(at: path, device: device) }
         let contents = try StoreError.wrapping { try store.load() }
@@ -83,8 +93,12 @@ public final class DocumentBundle {
         let bundle = DocumentBundle(store: store, document: document, body: body, metadata: contents.metadata)
         bundle.warnings = ingest.warnings
         bundle.loadedHashes = contents.knownHashes
+        bundle.changeSources = contents.sources
         bundle.devices = Set((contents.logReports + contents.snapshotReports).map(\.device)).union([device])
         bundle.ownLogRecords = contents.logReports.first { $0.device == device && !$0.isConflictCopy }?.records ?? 0
+        // Duplicate bundles (`paper 2.imprint`) are read too, without touching them, so what
+        // they hold shows before the next sync folds them in.
+        _ = try bundle.readDuplicates()
         return bundle
     }
 

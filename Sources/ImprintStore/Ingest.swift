@@ -33,14 +33,39 @@ struct Ingest {
         return result
     }
 
-    /// Adds to `document` whatever `contents` holds beyond `known`.
+    /// Adds to `document` whatever `contents` holds beyond `known`. With `asCopy` (a
+    /// duplicate bundle, another copy being merged), every file of `contents` is a copy: damage
+    /// in it is a warning, never fatal, since the bundle's own files are intact.
     mutating func update(_ document: Document, from contents: BundleContents,
-                         skipping known: Set<ImprintBundle.ChangeHash>) throws(StoreError) {
-        try checkReports(contents)
+                         skipping known: Set<ImprintBundle.ChangeHash>, asCopy: Bool = false) throws(StoreError) {
+        try checkReports(contents, asCopy: asCopy)
         for snapshot in contents.snapshots where !snapshot.file.coveredChanges.allSatisfy(known.contains) {
+            var snapshot = snapshot
+            if asCopy { snapshot.isConflictCopy = true }
             _ = try merge(snapshot, into: document)
         }
         try apply(contents.changes.filter { !known.contains($0.hash) }, to: document)
+    }
+
+    /// Why the changes of a copy without metadata.json cannot be this document's, or nil
+    /// when they descend from it: every change either is known or has parents (a change
+    /// without parents starts a document, and this document's first change is known), and
+    /// every snapshot covers at least one known change (a snapshot holds a whole history,
+    /// this document's first change included).
+    static func foreignHistoryReason(of contents: BundleContents,
+                                      known: Set<ImprintBundle.ChangeHash>) -> String? {
+        for snapshot in contents.snapshots where !snapshot.file.coveredChanges.contains(where: known.contains) {
+            return "its snapshot \(snapshot.path) shares no change with this document"
+        }
+        for record in contents.changes where !known.contains(record.hash) {
+            guard let change = try? Change(bytes: record.bytes) else {
+                return "change \(record.hash.hex.prefix(16)) does not decode"
+            }
+            if change.deps.isEmpty {
+                return "it holds the first change of another document (\(record.hash.hex.prefix(16)))"
+            }
+        }
+        return nil
     }
 
     /// Merges a snapshot; false when it was a damaged conflict copy and was skipped.
@@ -62,10 +87,13 @@ struct Ingest {
         warnings.append("ignored damaged conflict copy \(snapshot.path): \(wrapped)")
     }
 
-    private mutating func checkReports(_ contents: BundleContents) throws(StoreError) {
+    private mutating func checkReports(_ contents: BundleContents, asCopy: Bool = false) throws(StoreError) {
+        for note in contents.arrivalNotes {
+            warnings.append("incomplete: \(note)")
+        }
         for report in contents.logReports + contents.snapshotReports {
             if let error = report.error {
-                guard report.isConflictCopy else { throw .bundle(error) }
+                guard report.isConflictCopy || asCopy else { throw .bundle(error) }
                 warnings.append("ignored damaged conflict copy \(report.path): \(error)")
             } else if report.droppedBytes > 0 {
                 warnings.append("ignored \(report.droppedBytes) bytes at the end of \(report.path) (torn or still arriving)")

@@ -1,3 +1,4 @@
+import Foundation
 import ImprintBundle
 import ImprintCRDT
 
@@ -24,6 +25,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     static func wrap(_ error: any Error) -> StoreError {
         switch error {
         case let e as StoreError: return e
+        case let e as BundleError where e.code == .incomplete:
+            return .incomplete(e.message + (e.path.map { " (\($0))" } ?? ""))
         case let e as BundleError: return .bundle(e)
         case let e as CRDTError: return .engine(e)
         default: return .invalidRequest(String(describing: error))
@@ -33,6 +36,22 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Runs `body`, converting lower-layer errors into `StoreError`.
     static func wrapping<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw wrap(error) }
+    }
+
+    /// The same error with every mention of `path` replaced by `replacement` (an error about
+    /// an unpacked staging folder, reported under the archive's name).
+    func replacingPath(_ path: String, with replacement: String) -> StoreError {
+        func fix(_ text: String) -> String { text.replacingOccurrences(of: path, with: replacement) }
+        switch self {
+        case .bundle(var e):
+            e.message = fix(e.message)
+            e.path = e.path.map(fix)
+            return .bundle(e)
+        case .engine: return self
+        case .corrupt(let message, let p): return .corrupt(fix(message), path: p.map(fix))
+        case .incomplete(let message): return .incomplete(fix(message))
+        case .invalidRequest(let message): return .invalidRequest(fix(message))
+        }
     }
 
     /// True when the data (not the caller) is at fault.

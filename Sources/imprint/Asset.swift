@@ -23,8 +23,14 @@ struct Asset: ParsableCommand {
             let progress = TerminalProgress(json: json)
             progress.step("storing \(file) (hashing while copying)")
             let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
-            defer { progress.finish() }
-            let id = try doc.addAsset(contentsOf: file, name: URL(fileURLWithPath: file).lastPathComponent)
+            let id: AssetID
+            do {
+                id = try doc.addAsset(contentsOf: file, name: URL(fileURLWithPath: file).lastPathComponent)
+                progress.finish()
+            } catch {
+                progress.finish()
+                throw error
+            }
             if json { printJSON(["id": .string(id.hex), "size": .int(try doc.store.assets.size(of: id))]) } else { print(id.hex) }
         }
     }
@@ -37,7 +43,7 @@ struct Asset: ParsableCommand {
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
-            let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+            let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
             let assets = try doc.store.assets.list()
             let names = try doc.assetReferences()
             if json {
@@ -54,14 +60,13 @@ struct Asset: ParsableCommand {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write an asset to a file (or stdout), verifying its hash.")
         @Argument(help: "The bundle.") var bundle: String
-        @Argument(help: "The asset id.") var id: String
+        @Argument(help: "The asset id, or an unambiguous prefix of it.") var id: String
         @Option(name: .shortAndLong, help: "Destination file (default: stdout).") var output: String?
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
-            let store = try BundleStore.open(at: bundle, device: try options.resolve())
-            let assetID = try AssetID(hex: id)
-            guard store.assets.contains(assetID) else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
+            let store = try BundleStore.open(at: bundle, device: options.resolveForReading())
+            let assetID = try resolveAssetID(id, among: try store.assets.list().map(\.id), in: bundle)
             if let output {
                 try store.assets.export(assetID, to: output)
             } else {
@@ -75,17 +80,35 @@ struct Asset: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an asset.")
         @Argument(help: "The bundle.") var bundle: String
-        @Argument(help: "The asset id.") var id: String
+        @Argument(help: "The asset id, or an unambiguous prefix of it.") var id: String
         @Flag(help: "Print one JSON object.") var json = false
         @OptionGroup var options: DeviceOptions
 
         func run() throws {
             let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
-            let assetID = try AssetID(hex: id)
+            let known = try doc.store.assets.list().map(\.id) + doc.assetReferences().keys.compactMap { try? AssetID(hex: $0) }
+            let assetID = try resolveAssetID(id, among: known, in: bundle)
+            let id = assetID.hex
             let hadFile = doc.store.assets.contains(assetID)
             let hadReference = try doc.removeAsset(assetID)
             guard hadFile || hadReference else { throw CommandFailure.user("no asset \(id) in \(bundle)") }
             if json { printJSON(["removed": .string(id)]) }
         }
     }
+}
+
+/// The asset `text` names: a whole id, or a prefix (at least 4 hex digits) that exactly one
+/// of `known` starts with.
+func resolveAssetID(_ text: String, among known: [AssetID], in bundle: String) throws -> AssetID {
+    let lowered = text.lowercased()
+    if lowered.count == 64 { return try AssetID(hex: lowered) }
+    guard lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) else {
+        throw CommandFailure.user("\"\(text)\" is not an asset id (64 hex digits, or a prefix of at least 4)")
+    }
+    let matches = Set(known.map(\.hex).filter { $0.hasPrefix(lowered) })
+    guard let first = matches.first else { throw CommandFailure.user("no asset \(text) in \(bundle)") }
+    guard matches.count == 1 else {
+        throw CommandFailure.user("asset prefix \(text) is ambiguous in \(bundle): \(matches.sorted().map { String($0.prefix(12)) }.joined(separator: ", "))")
+    }
+    return try AssetID(hex: first)
 }

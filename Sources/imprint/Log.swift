@@ -11,13 +11,13 @@ struct Log: ParsableCommand {
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
-        let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
         reportWarnings(doc)
         let entries = doc.history()
         if json {
             printJSON(["changes": .array(entries.map { e in
                 .object(["hash": .string(e.hash), "actor": .string(e.actor), "device": .optional(e.device),
-                         "seq": .int(e.seq), "time": .int(e.time), "message": .optional(e.message)])
+                         "seq": .int(e.seq), "deviceSeq": .int(e.deviceSeq), "time": .int(e.time), "message": .optional(e.message)])
             })])
             return
         }
@@ -25,7 +25,7 @@ struct Log: ParsableCommand {
         for e in entries {
             let when = formatter.string(from: Date(timeIntervalSince1970: Double(e.time) / 1000))
             let who = e.device ?? String(e.actor.prefix(16))
-            print("\(e.hash.prefix(12))  \(who)  seq \(e.seq)  \(when)  \(e.message ?? "")")
+            print("\(e.hash.prefix(12))  \(who)  seq \(e.deviceSeq)  \(when)  \(e.message ?? "")")
         }
     }
 }

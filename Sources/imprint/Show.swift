@@ -10,7 +10,7 @@ struct Show: ParsableCommand {
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
-        let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
         reportWarnings(doc)
         print(try doc.jsonValue().serialized)
     }

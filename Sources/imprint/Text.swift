@@ -11,7 +11,7 @@ struct Text: ParsableCommand {
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
-        let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
+        let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
         reportWarnings(doc)
         let text = try doc.text()
         if json { printJSON(["text": .string(text)]) } else { writeOut(text) }

@@ -61,7 +61,7 @@ import ImprintTestSupport
         #expect(contents.hasDamage) // the garbage copy is reported
         #expect(contents.logReports.first { $0.path.hasSuffix("laptop 2.log") }?.error?.code == .corrupt)
 
-        let report = try phone.tidyConflictCopies()
+        let report = try phone.tidyConflictCopies(settle: .immediate)
         // l1, "lost…", "syncthing copy" were not in phone.log; p1 was.
         #expect(report.changesAbsorbed == 3)
         #expect(report.removed.map { POSIX.lastComponent(of: $0) } == ["laptop (conflicted copy 2026-01-02 101010).log", "laptop.sync-conflict-20260102-101010-ABCDEFG.log"])
@@ -99,13 +99,13 @@ import ImprintTestSupport
         let laptop = try newBundle(dir)
         let copyPath = laptop.layout.snapshotsPath + "/phone (conflicted copy).snapshot"
         try SnapshotFile(coveredChanges: [record("x").hash], snapshot: [1]).write(to: copyPath)
-        var report = try laptop.tidyConflictCopies()
+        var report = try laptop.tidyConflictCopies(settle: .immediate)
         #expect(report.removed.isEmpty)
         #expect(report.kept[copyPath] != nil)
         #expect(try laptop.load().snapshots.count == 1)
         // The engine merged it and wrote this device's snapshot covering x: now it can go.
         try laptop.writeSnapshot(SnapshotFile(coveredChanges: [record("x").hash], snapshot: [2]))
-        report = try laptop.tidyConflictCopies()
+        report = try laptop.tidyConflictCopies(settle: .immediate)
         #expect(report.removed == [copyPath])
         #expect(!POSIX.exists(copyPath))
     }
@@ -119,7 +119,7 @@ import ImprintTestSupport
         other.authors = ["phone"]
         try other.write(to: laptop.layout.root + "/metadata (conflicted copy).json")
         #expect(try laptop.load().metadata.title == "Renamed elsewhere")
-        let updated = try laptop.updateMetadata { $0.extra["pinned"] = .bool(true) }
+        let updated = try laptop.updateMetadata(settle: .immediate) { $0.extra["pinned"] = .bool(true) }
         #expect(updated.authors == ["laptop", "phone"])
         #expect(updated.title == "Renamed elsewhere")
         #expect(!POSIX.exists(laptop.layout.root + "/metadata (conflicted copy).json"))
@@ -140,7 +140,7 @@ import ImprintTestSupport
         _ = try newBundle(dir, device: "x", name: "paperback.imprint")
 
         #expect(try laptop.duplicateBundles() == [dir.file("paper 2.imprint")])
-        let report = try laptop.absorbDuplicateBundle(at: dir.file("paper 2.imprint"))
+        let report = try laptop.absorbDuplicateBundle(at: dir.file("paper 2.imprint"), settle: .immediate)
         #expect(report.changesAbsorbed == 1)
         #expect(report.removed == [dir.file("paper 2.imprint")])
         #expect(!POSIX.exists(dir.file("paper 2.imprint")))
@@ -157,7 +157,7 @@ import ImprintTestSupport
         let laptop = try newBundle(dir)
         let duplicate = try newBundle(dir, device: "phone", name: "paper (conflicted copy).imprint")
         try duplicate.writeSnapshot(SnapshotFile(coveredChanges: [record("only in snapshot").hash], snapshot: [9]))
-        let report = try laptop.absorbDuplicateBundle(at: duplicate.layout.root)
+        let report = try laptop.absorbDuplicateBundle(at: duplicate.layout.root, settle: .immediate)
         #expect(report.removed.isEmpty)
         #expect(report.kept[duplicate.layout.root] != nil)
         #expect(POSIX.exists(duplicate.layout.root))

@@ -69,7 +69,7 @@ import ImprintTestSupport
                 || !b.layout.inventory().changeLogs.filter { $0.conflictCopy != nil }.isEmpty)
 
         // Tidy on both, sync again: copies are gone, nothing is lost, metadata merged.
-        for store in [a, b] { try store.tidyConflictCopies() }
+        for store in [a, b] { try store.tidyConflictCopies(settle: .immediate) }
         try sync(from: aPath, to: bPath, base: &base)
         try sync(from: bPath, to: aPath, base: &base)
         for store in [a, b] {

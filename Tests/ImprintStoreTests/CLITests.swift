@@ -79,7 +79,7 @@ import ImprintTestSupport
         // A conflict copy of laptop's log, as Dropbox would leave it, is merged then tidied.
         try FileManager.default.copyItem(atPath: dir.file("notes.imprint/changes/phone.log"),
                                          toPath: dir.file("notes.imprint/changes/phone (laptop's conflicted copy 2026-11-21).log"))
-        let sync = try Self.imprint(["sync", "notes.imprint", "--json"], in: p)
+        let sync = try Self.imprint(["sync", "notes.imprint", "--json", "--settle", "0"], in: p)
         #expect(sync.status == 0)
         let removed = try #require(try jsonObject(sync.stdout)["removed"] as? [String])
         #expect(removed.count == 1)
@@ -146,7 +146,7 @@ import ImprintTestSupport
     @Test func watchPrintsOneLinePerMerge() throws {
         let dir = TemporaryDirectory("cli")
         let p = dir.path
-        #expect(try Self.imprint(["new", "w.imprint"], in: p).status == 0)
+        #expect(try Self.imprint(["new", "w.imprint"], device: "laptop", in: p).status == 0)
         let binary = try #require(Self.binary)
         let watch = Process()
         watch.executableURL = URL(fileURLWithPath: binary)
@@ -162,7 +162,7 @@ import ImprintTestSupport
         #expect(watch.terminationStatus == 0)
         let lines = output.split(separator: "\n")
         #expect(lines.count == 1, "\(output)")
-        #expect(lines.first?.contains("merged 1 changes") == true, "\(output)")
+        #expect(lines.first?.contains("merged 1 change,") == true, "\(output)")
         #expect(try Self.imprint(["text", "w.imprint"], in: p).stdout == "from the phone")
     }
 }

@@ -47,7 +47,7 @@ import ImprintTestSupport
                                          toPath: temp.file("doc.imprint/changes/laptop (Case Conflict).log"))
         let doc = try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone)
         #expect(try doc.text() == "AhelloB")
-        let report = try doc.sync()
+        let report = try doc.sync(settle: .immediate)
         #expect(report.removed.count == 1 && report.snapshotWritten)
         #expect(try DocumentBundle.open(at: temp.file("doc.imprint"), device: laptop).text() == "AhelloB")
     }
@@ -92,7 +92,7 @@ import ImprintTestSupport
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: temp.file("doc.imprint/changes/laptop 2.log")))
         let withCopy = try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone)
         #expect(withCopy.warnings.count == 2)
-        #expect(try withCopy.sync().kept.count == 1)
+        #expect(try withCopy.sync(settle: .immediate).kept.count == 1)
 
         // A record that is not an engine change is corrupt data.
         let writer = try ChangeLogWriter(path: temp.file("doc.imprint/changes/mallory.log"),
@@ -126,7 +126,7 @@ import ImprintTestSupport
         let doc = try makeBundle(temp)
         for i in 0..<DocumentBundle.compactionThreshold { try doc.insert("\(i % 10)", at: 0) }
         let reopened = try DocumentBundle.open(at: temp.file("doc.imprint"), device: laptop)
-        let report = try reopened.sync()
+        let report = try reopened.sync(settle: .immediate)
         #expect(report.snapshotWritten)
         #expect(try reopened.store.ownLog().readAll().records.isEmpty)
         #expect(try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone).text() == doc.text())

@@ -69,18 +69,18 @@ import ImprintTestSupport
                     if Int.random(in: 0..<3, using: &rng) == 0 {
                         try doc.set("title", to: "Paper by \(machines[m].name) r\(round)", time: tick())
                     }
-                    if useShared && Bool.random(using: &rng) { try doc.sync() }
+                    if useShared && Bool.random(using: &rng) { try doc.sync(settle: .immediate) }
                 }
             }
             for m in Array(machines.indices).shuffled(using: &rng) {
                 try cloud.sync(machines[m], style: styles[(round + m) % styles.count])
-                if Bool.random(using: &rng) { try open(m, as: devices[m]).sync() }
+                if Bool.random(using: &rng) { try open(m, as: devices[m]).sync(settle: .immediate) }
             }
         }
         for pass in 0..<4 {
             for (m, machine) in machines.enumerated() {
                 try cloud.sync(machine, style: styles[(pass + m) % styles.count])
-                try open(m, as: devices[m]).sync()
+                try open(m, as: devices[m]).sync(settle: .immediate)
             }
         }
 

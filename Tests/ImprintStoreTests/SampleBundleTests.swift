@@ -33,7 +33,7 @@ import ImprintTestSupport
 
         // Syncing a copy tidies its conflict copies and changes nothing visible.
         let text = try doc.text()
-        try doc.sync()
+        try doc.sync(settle: .immediate)
         let reopened = try DocumentBundle.open(at: temp.file(name), device: try DeviceID("reader"))
         #expect(try reopened.text() == text)
         let inventory = try reopened.store.layout.inventory()
