@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one error type thrown by ImprintBundle.
 ///
 /// `code` is stable and machine-readable (the CLI maps it to exit codes: `isHostileOrCorrupt`
@@ -60,6 +66,12 @@ public struct BundleError: Error, Sendable, Equatable, CustomStringConvertible {
         default:
             return false
         }
+    }
+
+    /// True for an I/O error saying the file is not there (any more): another process
+    /// removed it between a directory listing and the read.
+    public var isVanished: Bool {
+        (code == .io || code == .notFound) && self.errno == ENOENT
     }
 
     public var description: String {

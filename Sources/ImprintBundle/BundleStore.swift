@@ -137,6 +137,8 @@ public final class BundleStore: @unchecked Sendable {
                 let file = try SnapshotFile.read(at: entry.path)
                 snapshots.append(.init(path: entry.path, device: entry.device, isConflictCopy: entry.conflictCopy != nil, file: file))
                 report.records = file.coveredChanges.count
+            } catch let error as BundleError where error.isVanished {
+                continue // removed by another process's tidying since the listing: nothing to read
             } catch let error as BundleError where error.code != .unsupportedVersion && error.code != .io {
                 report.error = error
             }
@@ -159,6 +161,8 @@ public final class BundleStore: @unchecked Sendable {
                     sources[record.hash] = entry.path
                     changes.append(record)
                 }
+            } catch let error as BundleError where error.isVanished {
+                continue // removed by another process's tidying since the listing: nothing to read
             } catch let error as BundleError where error.code == .corrupt {
                 report.error = error
             }
@@ -461,6 +465,8 @@ public final class BundleStore: @unchecked Sendable {
         let otherAssets = AssetStore(layout: BundleLayout(root: path))
         return try layout.bundleLock.withLock {
             var report = TidyReport()
+            // Another process may have absorbed and removed it since it was read.
+            guard POSIX.isDirectory(path) else { return report }
             let writer = try ownLog()
             var durable = try ownDurableHashes()
             let missing = contents.changes.filter { durable.insert($0.hash).inserted }

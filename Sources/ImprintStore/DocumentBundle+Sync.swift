@@ -74,17 +74,15 @@ extension DocumentBundle {
         // Every change of the document that this device's own files do not hold yet is new
         // to this device, wherever it came from (another device's log, a conflict copy, a
         // duplicate bundle); the ones no file of this bundle holds go to this device's log.
-        var merged: [ImprintBundle.ChangeHash: Change] = [:]
+        var merged: [Change] = []
         for change in document.allChanges() {
             guard let hash = try? ImprintBundle.ChangeHash(bytes: change.hash.bytes), !ownDurable.contains(hash) else { continue }
-            merged[hash] = change
+            merged.append(change)
+            report.mergedFrom[changeSources[hash] ?? "this session's edits", default: 0] += 1
         }
         report.changesMerged = merged.count
-        for hash in merged.keys {
-            report.mergedFrom[changeSources[hash] ?? "this device's edits", default: 0] += 1
-        }
         let countBefore = loadedHashes.count
-        try persist(Array(merged.values))
+        try persist(merged)
         report.changesPersisted = loadedHashes.count - countBefore
         let inventory = try StoreError.wrapping { try store.layout.inventory() }
         let hasCopies = inventory.changeLogs.contains { $0.conflictCopy != nil }
@@ -98,8 +96,17 @@ extension DocumentBundle {
         report.removed += tidy.removed
         report.kept.merge(tidy.kept) { a, _ in a }
         for path in duplicates {
-            let absorbed = try StoreError.wrapping {
-                try store.absorbDuplicateBundle(at: path, settle: settle, verifiedWithoutMetadata: true)
+            let absorbed: BundleStore.TidyReport
+            do {
+                absorbed = try store.absorbDuplicateBundle(at: path, settle: settle, verifiedWithoutMetadata: true)
+            } catch let error as BundleError where error.isVanished || error.code == .notFound {
+                continue // another process absorbed and removed it meanwhile
+            } catch let error as BundleError where error.path.map({ $0 == path || $0.hasPrefix(path + "/") }) ?? false {
+                // The copy changed since it was read (a file still arriving): keep it, retry later.
+                report.kept[path] = "not merged yet: \(error)"
+                continue
+            } catch {
+                throw StoreError.wrap(error)
             }
             report.removed += absorbed.removed
             report.kept.merge(absorbed.kept) { a, _ in a }
