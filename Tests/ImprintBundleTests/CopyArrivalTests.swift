@@ -164,6 +164,22 @@ import Glibc
         #expect(Set(try phone.ownLog().readAll().records) == Set(records))
     }
 
+    @Test(arguments: [0, 1, 2, 3])
+    func aDuplicateWithABitFlipAnywhereInItsLogIsKept(seedOffset: UInt64) throws {
+        var rng = SplitMix64(seed: 0xB17F11B + seedOffset)
+        let dir = TemporaryDirectory("arrival")
+        let phone = try newBundle(dir)
+        let duplicate = try newBundle(dir, device: "laptop", name: "paper 2.imprint")
+        var bytes = try logBytes(records)
+        let position = Int.random(in: 0..<bytes.count, using: &rng)
+        bytes[position] ^= UInt8(1) << UInt8.random(in: 0...7, using: &rng)
+        try writeFile(duplicate.layout.changesPath + "/laptop.log", bytes)
+        let report = try phone.absorbDuplicateBundle(at: duplicate.layout.root, settle: .immediate)
+        #expect(report.removed.isEmpty, "flip at byte \(position)")
+        #expect(report.kept[duplicate.layout.root] != nil, "flip at byte \(position)")
+        #expect(try readFile(duplicate.layout.changesPath + "/laptop.log") == bytes)
+    }
+
     @Test func aCopyWithoutMetadataIsFoundButNeedsTheEngine() throws {
         let dir = TemporaryDirectory("arrival")
         let phone = try newBundle(dir)
