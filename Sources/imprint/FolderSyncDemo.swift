@@ -36,10 +36,17 @@ enum FolderSyncDemo {
         // Back online, the tool sees both bundles changed and keeps the desktop's as a copy.
         try fm.copyItem(atPath: "\(desktopDir)/notes.imprint", toPath: "\(laptopDir)/notes 2.imprint")
         print("the sync tool left a conflict copy on the laptop: \(try fm.contentsOfDirectory(atPath: laptopDir).sorted())")
-        let report = try onLaptop.sync()
-        print("laptop `imprint sync`: merged \(report.changesMerged) change(s), removed \(report.removed.map { URL(fileURLWithPath: $0).lastPathComponent })")
+        // A copy is removed only once it is wholly merged and has been quiet for the settle
+        // period (5 s for `imprint sync`, 1 s here): a sync tool may still be writing it.
+        let settle = SettlePolicy(quietPeriod: .seconds(1))
+        let report = try onLaptop.sync(settle: settle)
+        print("laptop `imprint sync`: merged \(counted(report.changesMerged, "change")); kept the copy: \(report.kept.values.sorted().joined(separator: "; "))")
         print("laptop after sync: \(try onLaptop.text().debugDescription)")
+        Thread.sleep(forTimeInterval: 1.1)
+        let settled = try onLaptop.sync(settle: settle)
+        print("a second later it has settled: removed \(settled.removed.map { URL(fileURLWithPath: $0).lastPathComponent })")
         print("laptop folder now: \(try fm.contentsOfDirectory(atPath: laptopDir).sorted())")
+        guard report.removed.isEmpty, settled.removed.count == 1 else { throw DemoFailure() }
 
         // The tool then copies the laptop's files (its own log included) to the desktop.
         try fm.removeItem(atPath: "\(desktopDir)/notes.imprint")
