@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "ImprintServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -32,9 +32,18 @@ struct ImprintServerCommand: AsyncParsableCommand {
             if let db {
                 location = try DatabaseLocation(parsing: db)
             } else {
-                try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+                do {
+                    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+                } catch {
+                    throw ValidationError(StartupFailure.dataDirectory(data, error))
+                }
+                guard access(data, W_OK) == 0 else {
+                    throw ValidationError("cannot use data directory \(data): not writable; choose a writable directory with --data (or --db)")
+                }
                 location = .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite"))
             }
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw ValidationError("\(error)")
         }
@@ -57,14 +66,17 @@ struct ImprintServerCommand: AsyncParsableCommand {
 }
 
 // Help exits 0; usage and startup errors exit 1 with one `error:` line on stderr.
+var parsed: ImprintServerCommand?
 do {
     let command = try ImprintServerCommand.parse()
+    parsed = command
     try await command.run()
 } catch {
     if ImprintServerCommand.exitCode(for: error) == .success {
         ImprintServerCommand.exit(withError: error)
     }
-    let message = ImprintServerCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+    let explained = parsed.flatMap { StartupFailure.message(for: error, host: $0.host, port: $0.port, data: $0.data) }
+    let message = explained ?? ImprintServerCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
     exit(1)
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImprintDelivery
 import Testing
 
@@ -74,5 +77,54 @@ import Testing
         #expect(process.terminationStatus == 1, "\(text)")
         #expect(text.hasPrefix("error: "), "\(text)")
         #expect(text.split(separator: "\n").count == 1, "\(text)")
+    }
+
+    /// Runs the server with `arguments` until it exits; its status and stderr.
+    func runToExit(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test func aDataPathThatIsAFileSaysSoInOneLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("plain-file").path
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        for data in [file, file + "/below"] {
+            let (status, text) = try runToExit(["--port", "0", "--data", data])
+            #expect(status == 1, "\(text)")
+            #expect(text.hasPrefix("error: cannot use data directory") && text.contains("is a file, not a directory"), "\(text)")
+            #expect(text.split(separator: "\n").count == 1 && !text.contains("NSCocoaErrorDomain"), "\(text)")
+        }
+    }
+
+    @Test func aPortInUseSaysWhatToDoInOneLine() throws {
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (status, text) = try runToExit(["--port", "\(port)", "--data", directory.path])
+        #expect(status == 1, "\(text)")
+        #expect(text.contains("error: 127.0.0.1:\(port) is already in use") && text.contains("--port"), "\(text)")
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(text)")
     }
 }
