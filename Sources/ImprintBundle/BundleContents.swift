@@ -21,6 +21,8 @@ public struct BundleContents: Sendable {
         public var droppedBytes: Int64
         /// Set when the whole file was skipped (corrupt header, corrupt snapshot).
         public var error: BundleError?
+        /// Damaged stretches of a log with valid frames after them (those frames were read).
+        public var damage: [ChangeLogDamage] = []
     }
 
     public var metadata: BundleMetadata
@@ -39,6 +41,8 @@ public struct BundleContents: Sendable {
     /// folder still being copied, or one whose files kept arriving after it was tidied);
     /// `metadata` is then the receiving bundle's.
     public var metadataMissing = false
+    /// Damaged logs that a writer moved aside (kept for inspection, never merged).
+    public var quarantined: [String] = []
     /// Where each change came from: the first log that holds it, else the first snapshot that
     /// covers it (for reports of what a merge brought in).
     public var sources: [ChangeHash: String] = [:]

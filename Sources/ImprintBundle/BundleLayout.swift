@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where things live inside a `.imprint` bundle directory.
 ///
 /// ```
@@ -19,6 +25,27 @@ public struct BundleLayout: Sendable, Equatable {
     public static let locksDirectory = "locks"
     public static let logExtension = "log"
     public static let snapshotExtension = "snapshot"
+
+    /// What a quarantined file's name carries after the original name:
+    /// `laptop.log.quarantined-20261123-101010-3fa2c1`. Such a file is never merged as a log,
+    /// never taken for a conflict copy and never deleted by tidying; it is reported.
+    public static let quarantineMarker = ".quarantined-"
+
+    /// True for a quarantined file's name.
+    public static func isQuarantineName(_ name: String) -> Bool {
+        name.contains(quarantineMarker)
+    }
+
+    /// The time-and-random part of a new quarantine name (UTC, digits and lowercase letters only,
+    /// so no conflict-copy pattern can match it).
+    static func quarantineStamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let date = "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+        return date + "-" + POSIX.randomSuffix().lowercased()
+    }
 
     /// The bundle directory.
     public let root: String
@@ -89,7 +116,7 @@ public struct BundleLayout: Sendable, Equatable {
 
     /// Classifies a name in `changes/` (extension `log`) or `snapshots/` (`snapshot`).
     public static func role(ofName name: String, fileExtension: String) -> FileRole {
-        if AtomicFile.isTemporaryName(name) || SyncToolFileName.classify(name) != nil { return .ignored }
+        if AtomicFile.isTemporaryName(name) || SyncToolFileName.classify(name) != nil || isQuarantineName(name) { return .ignored }
         let suffix = "." + fileExtension
         if name.hasSuffix(suffix), let device = try? DeviceID(String(name.dropLast(suffix.count))) {
             return .canonical(device)
@@ -110,6 +137,10 @@ public struct BundleLayout: Sendable, Equatable {
         for (directory, fileExtension) in [(changesPath, Self.logExtension), (snapshotsPath, Self.snapshotExtension)] {
             for name in try listIfPresent(directory) {
                 let path = directory + "/" + name
+                if Self.isQuarantineName(name) {
+                    inventory.quarantined.append(path)
+                    continue
+                }
                 if let toolFile = SyncToolFileName.classify(name) {
                     inventory.record(toolFile, at: path) { Self.role(ofName: $0, fileExtension: fileExtension) != .ignored }
                     continue
@@ -160,6 +191,9 @@ public struct BundleInventory: Sendable, Equatable {
     /// Sync-tool downloads in progress of a data file or of metadata.json (their paths): the
     /// file they will become is still on its way.
     public var downloading: [String] = []
+    /// Damaged logs moved aside by a writer (`ChangeLogWriter`): kept for inspection, never
+    /// merged, never deleted by tidying.
+    public var quarantined: [String] = []
     /// iCloud Drive placeholders of data files or of metadata.json: path of the placeholder →
     /// the file name that is not downloaded to this machine yet.
     public var placeholders: [String: String] = [:]

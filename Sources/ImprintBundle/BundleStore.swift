@@ -157,6 +157,7 @@ public final class BundleStore: @unchecked Sendable {
                 let contents = try ChangeLogReader.read(at: entry.path)
                 report.records = contents.records.count
                 report.droppedBytes = contents.droppedBytes
+                report.damage = contents.damage
                 for record in contents.records where sources[record.hash] == nil {
                     sources[record.hash] = entry.path
                     changes.append(record)
@@ -171,6 +172,7 @@ public final class BundleStore: @unchecked Sendable {
         var contents = BundleContents(metadata: metadata, snapshots: snapshots, changes: changes,
                                       logReports: logReports, snapshotReports: snapshotReports)
         contents.arrivalNotes = inventory.arrivalNotes
+        contents.quarantined = inventory.quarantined
         contents.sources = sources
         for snapshot in snapshots {
             for hash in snapshot.file.coveredChanges where contents.sources[hash] == nil {
@@ -345,6 +347,10 @@ public final class BundleStore: @unchecked Sendable {
 
     /// Why a log copy that read without error still holds bytes that were not merged, or nil.
     static func incompleteReason(_ contents: ChangeLogContents) -> String? {
+        if let first = contents.damage.first {
+            let bytes = contents.damage.reduce(Int64(0)) { $0 + Int64($1.range.count) }
+            return "\(contents.damage.count) damaged stretch(es) from byte \(first.range.lowerBound): \(bytes) bytes not merged (the frames after them were)"
+        }
         if contents.skippedFrames > 0 {
             return "\(contents.skippedFrames) frames of a newer format that this version cannot merge"
         }

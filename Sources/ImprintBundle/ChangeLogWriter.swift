@@ -12,6 +12,13 @@ import Foundation
 /// notices frames other writers appended, drops a torn tail left by a crashed writer
 /// (truncating it), writes the new frames after the last valid one, and fsyncs before
 /// returning. When `append` returns, the records survive a crash or power loss.
+///
+/// A tail is torn only when no valid frame follows it. A log with a damaged stretch and valid
+/// frames after it is never truncated: the writer first moves it aside whole under a
+/// quarantine name (`<device>.log.quarantined-<UTC time>-<random>`, which no reader merges and
+/// no tidying deletes: `BundleLayout.isQuarantineName`), then writes a fresh log at the
+/// canonical path holding every intact record, then appends. Nothing that was readable is
+/// lost, and the damaged bytes stay for inspection.
 public final class ChangeLogWriter: @unchecked Sendable {
     public let path: String
     public let lock: BundleLock
@@ -50,8 +57,10 @@ public final class ChangeLogWriter: @unchecked Sendable {
         public var offset: Int64
         /// Bytes written (frames only).
         public var bytesWritten: Int64
-        /// Bytes of a torn or corrupt tail that were truncated before writing.
+        /// Bytes of a torn tail that were truncated before writing.
         public var truncatedBytes: Int64
+        /// Where a damaged log was moved aside before this append, if it was.
+        public var quarantined: String? = nil
     }
 
     /// Appends one record durably.
@@ -77,7 +86,14 @@ public final class ChangeLogWriter: @unchecked Sendable {
         defer { mutex.unlock() }
         return try lock.withLock {
             try reopenIfReplaced()
-            let (end, truncated) = try recoverValidEnd()
+            var quarantined: String?
+            var (end, truncated) = try recoverValidEnd()
+            if end < 0 {
+                // Damage with valid frames after it: keep every intact record, move the file aside.
+                let contents = try ChangeLogReader.read(fd: fd, path: path, maxPayloadLength: maxPayloadLength)
+                quarantined = try quarantineAndRewrite(contents.records)
+                (end, truncated) = (knownEnd, 0)
+            }
             if !bytes.isEmpty {
                 try bytes.withUnsafeBytes { buffer in
                     var written = 0
@@ -94,13 +110,14 @@ public final class ChangeLogWriter: @unchecked Sendable {
             }
             try POSIX.fsync(fd, path: path)
             knownEnd = end + Int64(bytes.count)
-            return AppendResult(offset: end, bytesWritten: Int64(bytes.count), truncatedBytes: truncated)
+            return AppendResult(offset: end, bytesWritten: Int64(bytes.count), truncatedBytes: truncated, quarantined: quarantined)
         }
     }
 
     /// Rewrites the log keeping only records for which `keep` returns true (compaction of
     /// this device's own log after a snapshot made its other records redundant). The new log
-    /// replaces the old one atomically. Returns the number of records removed.
+    /// replaces the old one atomically; a log with damaged stretches is quarantined first
+    /// (see the type's notes), never silently dropped. Returns the number of records removed.
     @discardableResult
     public func rewrite(keeping keep: (ChangeRecord) -> Bool) throws -> Int {
         mutex.lock()
@@ -108,20 +125,45 @@ public final class ChangeLogWriter: @unchecked Sendable {
         return try lock.withLock {
             try reopenIfReplaced()
             let contents = try ChangeLogReader.read(fd: fd, path: path, maxPayloadLength: maxPayloadLength)
-            var out = ChangeLogFormat.header()
-            var removed = 0
-            for record in contents.records {
-                if keep(record) {
-                    out.append(contentsOf: ChangeLogFormat.frame(ChangeLogFormat.changePayload(record)))
-                } else {
-                    removed += 1
-                }
+            if !contents.damage.isEmpty {
+                _ = try quarantine()
             }
-            try AtomicFile.write(out, to: path)
-            try reopenIfReplaced()
-            knownEnd = Int64(out.count)
-            return removed
+            let kept = contents.records.filter(keep)
+            try writeFresh(kept)
+            return contents.records.count - kept.count
         }
+    }
+
+    /// Moves the damaged log aside (a hard link, or a copy where links are not supported;
+    /// the directory is fsync'd) and writes `records` as a fresh log at the canonical path.
+    /// Returns the quarantine path. Under the lock.
+    private func quarantineAndRewrite(_ records: [ChangeRecord]) throws -> String {
+        let quarantined = try quarantine()
+        try writeFresh(records)
+        return quarantined
+    }
+
+    /// Keeps the current file, whole, under a quarantine name. Under the lock.
+    private func quarantine() throws -> String {
+        let directory = POSIX.parentDirectory(of: path)
+        let target = path + BundleLayout.quarantineMarker + BundleLayout.quarantineStamp()
+        if link(path, target) != 0 {
+            let bytes = try AtomicFile.read(path, limit: Int.max)
+            try AtomicFile.write(bytes, to: target)
+        }
+        try POSIX.fsyncDirectory(directory)
+        return target
+    }
+
+    /// Replaces the log with a header and `records`, atomically. Under the lock.
+    private func writeFresh(_ records: [ChangeRecord]) throws {
+        var out = ChangeLogFormat.header()
+        for record in records {
+            out.append(contentsOf: ChangeLogFormat.frame(ChangeLogFormat.changePayload(record)))
+        }
+        try AtomicFile.write(out, to: path)
+        try reopenIfReplaced()
+        knownEnd = Int64(out.count)
     }
 
     /// Reads the log through this writer's descriptor.
@@ -161,7 +203,8 @@ public final class ChangeLogWriter: @unchecked Sendable {
     }
 
     /// Finds the end of the last valid frame, writing a header into an empty or header-torn
-    /// file and truncating any invalid tail. Returns (end, bytes truncated).
+    /// file and truncating a torn tail. Returns (end, bytes truncated), or end -1 when the file
+    /// has damage with valid frames after it (the caller quarantines it; nothing is truncated).
     private func recoverValidEnd() throws -> (Int64, Int64) {
         let size = try POSIX.fileSize(fd, path: path)
         if knownEnd > 0, knownEnd == size { return (size, 0) }
@@ -180,6 +223,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
         let start = (knownEnd > 0 && knownEnd <= size) ? knownEnd : firstFrame
         let scan = try ChangeLogReader.scanFrames(fd: fd, path: path, from: start, fileLength: size,
                                                   maxPayloadLength: maxPayloadLength) { _ in }
+        if !scan.damage.isEmpty { return (-1, 0) }
         if scan.validEnd < size {
             try POSIX.truncate(fd, to: scan.validEnd, path: path)
         }

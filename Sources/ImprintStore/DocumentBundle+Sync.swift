@@ -112,6 +112,7 @@ extension DocumentBundle {
             report.kept.merge(absorbed.kept) { a, _ in a }
         }
         report.incomplete = inventory.arrivalNotes
+        report.quarantined = try StoreError.wrapping { try store.layout.inventory().quarantined }
         metadata = try StoreError.wrapping { try BundleMetadata.read(at: store.layout.metadataPath) }
         return report
     }

@@ -202,7 +202,10 @@ public final class DocumentBundle {
             records.append(ImprintBundle.ChangeRecord(hash: hash, bytes: change.bytes))
         }
         guard !records.isEmpty else { return }
-        try StoreError.wrapping { try store.append(records) }
+        let result = try StoreError.wrapping { try store.append(records) }
+        if let quarantined = result.quarantined {
+            warnings.append("quarantined: this device's log was damaged; it was moved aside whole to \(quarantined) and every intact change continues in a fresh log")
+        }
         loadedHashes.formUnion(records.map(\.hash))
     }
 

@@ -91,10 +91,16 @@ struct Ingest {
         for note in contents.arrivalNotes {
             warnings.append("incomplete: \(note)")
         }
+        for path in contents.quarantined {
+            warnings.append("quarantined: \(path) holds a damaged log moved aside whole; its intact changes were kept, it is never merged or deleted (inspect or remove it by hand)")
+        }
         for report in contents.logReports + contents.snapshotReports {
             if let error = report.error {
                 guard report.isConflictCopy || asCopy else { throw .bundle(error) }
                 warnings.append("ignored damaged conflict copy \(report.path): \(error)")
+            } else if !report.damage.isEmpty {
+                let bytes = report.damage.reduce(Int64(0)) { $0 + Int64($1.range.count) }
+                warnings.append("\(report.path) is damaged: \(bytes) bytes in \(report.damage.count) stretch(es) from byte \(report.damage[0].range.lowerBound) do not read; the intact frames around them were merged")
             } else if report.droppedBytes > 0 {
                 warnings.append("ignored \(report.droppedBytes) bytes at the end of \(report.path) (torn or still arriving)")
             }

@@ -7,6 +7,8 @@ public struct SyncReport: Sendable, Equatable {
     public var mergedFrom: [String: Int] = [:]
     /// Files known to be still on their way (sync-tool downloads, iCloud placeholders).
     public var incomplete: [String] = []
+    /// Damaged logs moved aside whole (never merged or deleted; their intact changes were kept).
+    public var quarantined: [String] = []
     /// Changes copied into this device's log (from conflict copies, duplicates, other copies).
     public var changesPersisted = 0
     /// Conflict-copy files and duplicate bundles deleted after their content was safe.

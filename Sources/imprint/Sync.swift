@@ -43,6 +43,7 @@ func syncJSON(_ report: SyncReport) -> [String: JSON] {
      "removed": .array(report.removed.map(JSON.string)),
      "kept": .object(report.kept.mapValues(JSON.string)),
      "incomplete": .array(report.incomplete.map(JSON.string)),
+     "quarantined": .array(report.quarantined.map(JSON.string)),
      "snapshot": .bool(report.snapshotWritten)]
 }
 
@@ -51,6 +52,7 @@ func syncLine(_ report: SyncReport) -> String {
     var line = "merged \(counted(report.changesMerged, "change")), removed \(counted(report.removed.count, "conflict copy", plural: "conflict copies"))"
     if !report.kept.isEmpty { line += ", kept \(counted(report.kept.count, "copy", plural: "copies")) (not yet wholly merged or still arriving)" }
     if !report.incomplete.isEmpty { line += ", \(counted(report.incomplete.count, "file")) still arriving" }
+    if !report.quarantined.isEmpty { line += ", \(counted(report.quarantined.count, "damaged log")) quarantined" }
     return line
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
@@ -64,9 +65,9 @@ import ImprintTestSupport
         }
     }
 
-    @Test func corruptedByteStopsBeforeTheDamagedFrameNeverAltersARecord() throws {
+    @Test func aCorruptedByteCostsOnlyItsOwnFrameAndNeverAltersARecord() throws {
         let dir = TemporaryDirectory()
-        let records = (0..<3).map { record("payload \($0)") }
+        let records = (0..<4).map { record("payload \($0) " + String(repeating: "x", count: 30)) }
         let writer = try makeWriter(dir)
         var frameEnds: [Int] = []
         for r in records {
@@ -79,10 +80,50 @@ import ImprintTestSupport
             damaged[position] ^= 0x5A
             try writeFile(dir.file("damaged.log"), damaged)
             let contents = try ChangeLogReader.read(at: dir.file("damaged.log"))
-            let intact = frameEnds.filter { $0 <= position }.count
-            #expect(contents.records == Array(records.prefix(intact)), "byte \(position)")
-            #expect(contents.tail != .clean, "byte \(position)")
+            let hit = frameEnds.firstIndex { position < $0 }!
+            var expected = records
+            expected.remove(at: hit)
+            #expect(contents.records == expected, "byte \(position)")
+            if hit == records.count - 1 {
+                // Nothing valid follows: a tail (torn, or damaged: a writer may truncate it).
+                #expect(contents.tail != .clean && contents.damage.isEmpty, "byte \(position)")
+            } else {
+                // Valid frames follow: damage, which no writer may truncate.
+                #expect(contents.tail == .clean, "byte \(position)")
+                #expect(contents.damage.map(\.range) == [Int64(hit == 0 ? ChangeLogFormat.headerLength : frameEnds[hit - 1])..<Int64(frameEnds[hit])], "byte \(position)")
+            }
         }
+    }
+
+    @Test func anAppendAfterDamageQuarantinesInsteadOfTruncating() throws {
+        // One flipped bit in frame 5 of a 40-frame log, then an append: the 39 intact frames
+        // stay, the damaged file is kept whole under a quarantine name.
+        let dir = TemporaryDirectory()
+        let records = (0..<40).map { record("edit \($0) " + String(repeating: "y", count: 100)) }
+        try makeWriter(dir).append(contentsOf: records)
+        var bytes = try readFile(dir.file("d.log"))
+        let frameLength = (bytes.count - ChangeLogFormat.headerLength) / 40
+        bytes[ChangeLogFormat.headerLength + 5 * frameLength + 50] ^= 0x08
+        try writeFile(dir.file("d.log"), bytes)
+
+        let writer = try makeWriter(dir)
+        let result = try writer.append(record("after the damage"))
+        let quarantined = try #require(result.quarantined)
+        #expect(try readFile(quarantined) == bytes, "the damaged file is kept whole")
+        #expect(BundleLayout.role(ofName: POSIX.lastComponent(of: quarantined), fileExtension: "log") == .ignored)
+        let contents = try ChangeLogReader.read(at: dir.file("d.log"))
+        var expected = records
+        expected.remove(at: 5)
+        #expect(contents.records == expected + [record("after the damage")])
+        #expect(contents.damage.isEmpty && contents.tail == .clean)
+
+        // Compaction of a damaged log quarantines too, and keeps every intact record.
+        try writeFile(dir.file("d.log"), bytes)
+        let removed = try makeWriter(dir).rewrite { $0 != records[0] }
+        #expect(removed == 1)
+        #expect(try ChangeLogReader.read(at: dir.file("d.log")).records == Array(expected.dropFirst()))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter(BundleLayout.isQuarantineName)
+        #expect(names.count == 2)
     }
 
     @Test func hugeFrameLengthIsAStopNotAnAllocation() throws {
