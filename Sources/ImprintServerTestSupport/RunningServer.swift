@@ -6,23 +6,26 @@ import ImprintServer
 import ServiceLifecycle
 
 /// A Delivery Service listening on an ephemeral port of 127.0.0.1, spoken to over real HTTP.
-struct RunningServer: Sendable {
-    static let serviceDID = "did:web:delivery.test"
+public struct RunningServer: Sendable {
+    public static let serviceDID = "did:web:delivery.test"
 
-    let baseURL: String
-    let port: Int
-    let store: any DeliveryStore
-    let group: ServiceGroup
-    let task: Task<Void, Error>
+    public let baseURL: String
+    public let port: Int
+    public let store: any DeliveryStore
+    public let group: ServiceGroup
+    public let task: Task<Void, Error>
+    /// Services served beside the Delivery Service (the zone service), shut down by `stop`.
+    package let services: [any XRPCService]
 
-    static func start(
-        store: any DeliveryStore, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
+    /// A server on `store`; `services` (built on the same store) are routed beside the Delivery Service.
+    package static func start(
+        store: any DeliveryStore, services: [any XRPCService] = [], configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
     ) async throws -> RunningServer {
         var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: "127.0.0.1", port: 0)
         configuration.eventHeartbeat = .seconds(1)
         configure(&configuration)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger) { port in
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger, services: services) { port in
             portContinuation.yield(port)
             portContinuation.finish()
         }
@@ -30,30 +33,31 @@ struct RunningServer: Sendable {
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw StartError() }
-        return RunningServer(baseURL: "http://127.0.0.1:\(port)", port: port, store: store, group: group, task: task)
+        return RunningServer(baseURL: "http://127.0.0.1:\(port)", port: port, store: store, group: group, task: task, services: services)
     }
 
     /// A server on a fresh store of `kind`.
-    static func start(_ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }) async throws -> RunningServer {
+    public static func start(_ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }) async throws -> RunningServer {
         try await start(store: try await kind.makeStore(), configure: configure)
     }
 
-    func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
+    public func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
         DeliveryClient(baseURL: baseURL, serviceDID: Self.serviceDID, signer: signer, httpClient: TestHTTP.client)
     }
 
     /// Stops accepting, drains, and closes the store.
-    func stop() async throws {
+    public func stop() async throws {
         await group.triggerGracefulShutdown()
         try await task.value
+        for service in services { try await service.shutdown() }
         try await store.shutdown()
     }
 
-    struct StartError: Error {}
+    public struct StartError: Error {}
 }
 
 /// Runs `body` against a fresh server of `kind` and always stops it.
-func withServer<T>(
+public func withServer<T>(
     _ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in },
     _ body: (RunningServer) async throws -> T
 ) async throws -> T {
@@ -68,9 +72,9 @@ func withServer<T>(
     }
 }
 
-enum TestHTTP {
+public enum TestHTTP {
     /// One pooled client for the whole suite, wide enough for the concurrency tests.
-    static let client: HTTPClient = {
+    public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.

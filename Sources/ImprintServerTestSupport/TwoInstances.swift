@@ -2,7 +2,7 @@ import ImprintServer
 
 /// Runs `body` against two servers on one fresh PostgreSQL database (two stateless
 /// instances), and always stops both.
-func withTwoPostgresInstances<T>(_ body: (RunningServer, RunningServer) async throws -> T) async throws -> T {
+public func withTwoPostgresInstances<T>(_ body: (RunningServer, RunningServer) async throws -> T) async throws -> T {
     let location = try await PostgresTestDatabase.create()
     let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
     let second: RunningServer
