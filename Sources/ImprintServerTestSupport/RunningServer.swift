@@ -36,9 +36,13 @@ public struct RunningServer: Sendable {
         return RunningServer(baseURL: "http://127.0.0.1:\(port)", port: port, store: store, group: group, task: task, services: services)
     }
 
-    /// A server on a fresh store of `kind`.
-    public static func start(_ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in }) async throws -> RunningServer {
-        try await start(store: try await kind.makeStore(), configure: configure)
+    /// A server on a fresh store of `kind`; `services` builds what is routed beside the DS on that store.
+    package static func start(
+        _ kind: StoreKind, services: @Sendable (any DeliveryStore) async throws -> [any XRPCService] = { _ in [] },
+        configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
+    ) async throws -> RunningServer {
+        let store = try await kind.makeStore()
+        return try await start(store: store, services: try await services(store), configure: configure)
     }
 
     public func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
@@ -56,12 +60,13 @@ public struct RunningServer: Sendable {
     public struct StartError: Error {}
 }
 
-/// Runs `body` against a fresh server of `kind` and always stops it.
-public func withServer<T>(
-    _ kind: StoreKind, configure: (inout DeliveryServerConfiguration) -> Void = { _ in },
+/// Runs `body` against a fresh server of `kind` (with `services` beside the DS) and always stops it.
+package func withServer<T>(
+    _ kind: StoreKind, services: @Sendable (any DeliveryStore) async throws -> [any XRPCService] = { _ in [] },
+    configure: (inout DeliveryServerConfiguration) -> Void = { _ in },
     _ body: (RunningServer) async throws -> T
 ) async throws -> T {
-    let server = try await RunningServer.start(kind, configure: configure)
+    let server = try await RunningServer.start(kind, services: services, configure: configure)
     do {
         let result = try await body(server)
         try await server.stop()

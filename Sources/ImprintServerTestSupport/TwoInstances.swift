@@ -2,12 +2,17 @@ import ImprintServer
 
 /// Runs `body` against two servers on one fresh PostgreSQL database (two stateless
 /// instances), and always stops both.
-public func withTwoPostgresInstances<T>(_ body: (RunningServer, RunningServer) async throws -> T) async throws -> T {
+package func withTwoPostgresInstances<T>(
+    services: @Sendable (any DeliveryStore) async throws -> [any XRPCService] = { _ in [] },
+    _ body: (RunningServer, RunningServer) async throws -> T
+) async throws -> T {
     let location = try await PostgresTestDatabase.create()
-    let first = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+    let firstStore = try await StoreFactory.open(.postgres(location), logger: testLogger)
+    let first = try await RunningServer.start(store: firstStore, services: try await services(firstStore))
     let second: RunningServer
     do {
-        second = try await RunningServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
+        let secondStore = try await StoreFactory.open(.postgres(location), logger: testLogger)
+        second = try await RunningServer.start(store: secondStore, services: try await services(secondStore))
     } catch {
         try? await first.stop()
         throw error

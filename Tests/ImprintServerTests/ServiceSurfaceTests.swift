@@ -7,9 +7,7 @@ import Testing
 
 /// `/openapi.json`, `/metrics`, and the OpenAPI description staying true to the router.
 @Suite struct ServiceSurfaceTests {
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    static var repositoryRoot: URL { ServerExecutable.repositoryRoot }
 
     static func openAPIOperations(_ data: Data) throws -> Set<String> {
         let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -8,37 +8,15 @@ import Testing
 /// record whose save was acknowledged (SQLite in WAL mode, synchronous=NORMAL: a commit is in
 /// the WAL before the answer, and the process dying does not lose what the OS holds).
 @Suite struct ZoneCrashTests {
-    static func binary() throws -> URL {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("imprint-server"))
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/imprint-server"))
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw MissingBinary(searched: candidates.map(\.path))
-        }
-        return found
-    }
-
-    struct MissingBinary: Error { var searched: [String] }
-
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        func append(_ data: Data) { lock.withLock { text += String(decoding: data, as: UTF8.self) } }
-        var value: String { lock.withLock { text } }
-    }
-
     /// Starts the executable on `data` and waits for its listening line (the port).
     static func launch(data: URL) async throws -> (Process, Int) {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try ServerExecutable.binary()
         process.arguments = ["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID]
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
-        let output = Output()
+        let output = ServerExecutable.Output()
         stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
         try process.run()
         for _ in 0..<600 {
@@ -47,7 +25,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
-        throw MissingBinary(searched: ["no listening line: \(output.value)"])
+        throw ServerExecutable.MissingBinary(searched: ["no listening line: \(output.value)"])
     }
 
     @Test func killNineLosesNoAcknowledgedSave() async throws {

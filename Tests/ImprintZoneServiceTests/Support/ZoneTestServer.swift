@@ -4,20 +4,24 @@ import ImprintServer
 import ImprintServerTestSupport
 import ImprintZoneService
 
-/// A server with the zone service beside the Delivery Service, on a fresh store of `kind`
-/// and a fresh data directory (blob files, staged uploads).
+/// A server with the zone service beside the Delivery Service.
 struct ZoneTestServer: Sendable {
     let server: RunningServer
-    let data: URL
 
-    static func start(
-        store: any DeliveryStore, data: URL? = nil, configure: (inout ZoneServiceConfiguration) -> Void = { _ in }
-    ) async throws -> ZoneTestServer {
-        let data = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("imprint-zones-\(UUID().uuidString)")
-        var configuration = ZoneServiceConfiguration()
-        configure(&configuration)
-        let zones = try await ZoneService.open(delivery: store, dataDirectory: data, configuration: configuration, heartbeat: .seconds(1))
-        return ZoneTestServer(server: try await RunningServer.start(store: store, services: [zones]), data: data)
+    /// Builds the zone service on `store`, with a fresh data directory (blob files, staging).
+    static func zoneService(_ configure: @escaping @Sendable (inout ZoneServiceConfiguration) -> Void = { _ in })
+        -> @Sendable (any DeliveryStore) async throws -> [any XRPCService]
+    {
+        { store in
+            var configuration = ZoneServiceConfiguration()
+            configure(&configuration)
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-zones-\(UUID().uuidString)")
+            return [try await ZoneService.open(delivery: store, dataDirectory: data, configuration: configuration, heartbeat: .seconds(1))]
+        }
+    }
+
+    static func start(store: any DeliveryStore) async throws -> ZoneTestServer {
+        ZoneTestServer(server: try await RunningServer.start(store: store, services: try await zoneService()(store)))
     }
 
     func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> ZoneTestClient {
@@ -32,38 +36,13 @@ struct ZoneTestServer: Sendable {
 
 /// Runs `body` against a fresh zone server of `kind` and always stops it.
 func withZoneServer<T>(
-    _ kind: StoreKind, configure: (inout ZoneServiceConfiguration) -> Void = { _ in }, _ body: (ZoneTestServer) async throws -> T
+    _ kind: StoreKind, configure: @escaping @Sendable (inout ZoneServiceConfiguration) -> Void = { _ in },
+    _ body: (ZoneTestServer) async throws -> T
 ) async throws -> T {
-    let server = try await ZoneTestServer.start(store: try await kind.makeStore(), configure: configure)
-    do {
-        let result = try await body(server)
-        try await server.stop()
-        return result
-    } catch {
-        try? await server.stop()
-        throw error
-    }
+    try await withServer(kind, services: ZoneTestServer.zoneService(configure)) { try await body(ZoneTestServer(server: $0)) }
 }
 
 /// Two zone servers on one fresh PostgreSQL database (two stateless instances).
 func withTwoZoneInstances<T>(_ body: (ZoneTestServer, ZoneTestServer) async throws -> T) async throws -> T {
-    let location = try await PostgresTestDatabase.create()
-    let first = try await ZoneTestServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-    let second: ZoneTestServer
-    do {
-        second = try await ZoneTestServer.start(store: try await StoreFactory.open(.postgres(location), logger: testLogger))
-    } catch {
-        try? await first.stop()
-        throw error
-    }
-    do {
-        let result = try await body(first, second)
-        try await first.stop()
-        try await second.stop()
-        return result
-    } catch {
-        try? await first.stop()
-        try? await second.stop()
-        throw error
-    }
+    try await withTwoPostgresInstances(services: ZoneTestServer.zoneService()) { try await body(ZoneTestServer(server: $0), ZoneTestServer(server: $1)) }
 }
