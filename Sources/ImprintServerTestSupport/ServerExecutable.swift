@@ -24,6 +24,20 @@ public enum ServerExecutable {
         public init(searched: [String]) { self.searched = searched }
     }
 
+    /// Starts the binary with `arguments`, its stderr collected in the returned `Output`.
+    public static func launch(_ arguments: [String]) throws -> (process: Process, stderr: Output) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        let output = Output()
+        stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
+        try process.run()
+        return (process, output)
+    }
+
     /// Text a child process writes, collected as it arrives.
     public final class Output: @unchecked Sendable {
         private let lock = NSLock()

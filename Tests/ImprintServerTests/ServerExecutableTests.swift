@@ -7,15 +7,7 @@ import Testing
 @Suite struct ServerExecutableTests {
     @Test func servesOnDefaultSQLiteAndExitsZeroOnSIGTERM() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-exe-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = try ServerExecutable.binary()
-        process.arguments = ["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        let output = ServerExecutable.Output()
-        stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
-        try process.run()
+        let (process, output) = try ServerExecutable.launch(["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"])
         defer { if process.isRunning { process.terminate() } }
 
         var port: Int?

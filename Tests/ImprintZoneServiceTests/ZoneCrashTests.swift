@@ -10,15 +10,7 @@ import Testing
 @Suite struct ZoneCrashTests {
     /// Starts the executable on `data` and waits for its listening line (the port).
     static func launch(data: URL) async throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = try ServerExecutable.binary()
-        process.arguments = ["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        let output = ServerExecutable.Output()
-        stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
-        try process.run()
+        let (process, output) = try ServerExecutable.launch(["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID])
         for _ in 0..<600 {
             if let match = output.value.firstMatch(of: /port=(\d+)/), let port = Int(match.1) { return (process, port) }
             if !process.isRunning { break }
