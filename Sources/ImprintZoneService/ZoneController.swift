@@ -77,10 +77,13 @@ struct ZoneController: Sendable {
 
     // MARK: Assets
 
-    /// Streams the body to a staged file (hashing as it goes), then lets the store place it.
+    /// Streams the body to a staged file (hashing as it goes; `hash`, when given, must match),
+    /// then lets the store place it.
     @Sendable func uploadAsset(_ request: Request, caller: String) async throws -> Response {
-        let query = try query(request, allowed: ["zoneId", "recordType"])
+        let query = try query(request, allowed: ["zoneId", "recordType", "hash"])
         let zone = try ZoneID(try query.required("zoneId"))
+        let expected = try query.single("hash")
+        if let expected { try InputRules.hash(expected) }
         let recordType = try query.single("recordType")
         if let recordType { try ZoneInputRules.recordType(recordType) }
         let limit = recordType == "attachment" ? configuration.attachmentLimit : configuration.assetLimit
@@ -91,6 +94,10 @@ struct ZoneController: Sendable {
         guard staged.size > 0 else {
             staged.discard()
             throw DeliveryError.invalidRequest("empty body; expected the asset's bytes")
+        }
+        if let expected, expected != staged.hash {
+            staged.discard()
+            throw DeliveryError.invalidRequest("the body's SHA-256 is \(staged.hash), not \(expected)")
         }
         try await store.commitUpload(zone, caller: caller, staged: staged, quota: configuration.quotaBytes, now: Date())
         return try json(ZoneAssetRef(hash: staged.hash, size: staged.size))

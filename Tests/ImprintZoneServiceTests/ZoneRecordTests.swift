@@ -22,6 +22,10 @@ import Testing
             #expect(uploaded.size == big.count && uploaded.hash == sha256Hex(big))
             let again = try await owner.upload(big, zoneId: zoneId)
             #expect(again == uploaded)
+            // With ?hash=, the server checks the bytes against it.
+            let wrongHash = try await owner.call(.uploadAsset, query: [("zoneId", zoneId), ("hash", String(repeating: "c", count: 64))], raw: big)
+            #expect(wrongHash.status == 400)
+            #expect(try await owner.call(.uploadAsset, query: [("zoneId", zoneId), ("hash", uploaded.hash)], raw: big).status == 200)
 
             let first = try await owner.save(zoneId, [
                 RecordToSave(recordName: "r1", recordType: "change", fields: ["epoch": .number(0), "seq": .number(1)], asset: uploaded),
