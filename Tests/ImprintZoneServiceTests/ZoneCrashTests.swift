@@ -5,12 +5,14 @@ import ImprintZoneService
 import Testing
 
 /// A `kill -9` of the `imprint-server` executable in the middle of a stream of saves loses no
-/// record whose save was acknowledged (SQLite in WAL mode, synchronous=NORMAL: a commit is in
-/// the WAL before the answer, and the process dying does not lose what the OS holds).
+/// record whose save was acknowledged: on SQLite (WAL, synchronous=NORMAL: a commit is in the
+/// WAL before the answer, and the process dying does not lose what the OS holds) and on
+/// PostgreSQL (the answer follows COMMIT).
 @Suite struct ZoneCrashTests {
     /// Starts the executable on `data` and waits for its listening line (the port).
-    static func launch(data: URL) async throws -> (Process, Int) {
-        let (process, output) = try ServerExecutable.launch(["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID])
+    static func launch(data: URL, db: String?) async throws -> (Process, Int) {
+        let (process, output) = try ServerExecutable.launch(
+            ["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID] + (db.map { ["--db", $0] } ?? []))
         for _ in 0..<600 {
             if let match = output.value.firstMatch(of: /port=(\d+)/), let port = Int(match.1) { return (process, port) }
             if !process.isRunning { break }
@@ -20,11 +22,17 @@ import Testing
         throw ServerExecutable.MissingBinary(searched: ["no listening line: \(output.value)"])
     }
 
-    @Test func killNineLosesNoAcknowledgedSave() async throws {
+    @Test(arguments: StoreKind.available)
+    func killNineLosesNoAcknowledgedSave(_ kind: StoreKind) async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-zone-crash-\(UUID().uuidString)")
+        var db: String?
+        if kind == .postgres {
+            let location = try await PostgresTestDatabase.create()
+            db = "postgres://\(location.user)@\(location.host):\(location.port)/\(location.database)"
+        }
         let signer = ServiceAuthSigner()
         let zoneId = "inbox_\(signer.did)"
-        let (process, port) = try await Self.launch(data: data)
+        let (process, port) = try await Self.launch(data: data, db: db)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let client = ZoneTestClient(baseURL: "http://127.0.0.1:\(port)", signer: signer)
         try await client.createZone(zoneId)
@@ -54,7 +62,7 @@ import Testing
         let names = acknowledged.names
         #expect(names.count >= 60)
 
-        let (restarted, newPort) = try await Self.launch(data: data)
+        let (restarted, newPort) = try await Self.launch(data: data, db: db)
         defer { if restarted.isRunning { kill(restarted.processIdentifier, SIGKILL) } }
         let after = ZoneTestClient(baseURL: "http://127.0.0.1:\(newPort)", signer: signer)
         let stored = try await after.fetchAll(zoneId, limit: 1000).records
