@@ -147,10 +147,26 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // The zone service (docs/zone-service.md): ciphertext records and assets, served by
+        // imprint-server beside the Delivery Service. Never the engine, MLS or key material.
+        .target(
+            name: "ImprintZoneService",
+            dependencies: [
+                "ImprintServer",
+                "ImprintDelivery",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "imprint-server",
             dependencies: [
                 "ImprintServer",
+                "ImprintZoneService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -168,10 +184,44 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery", "ImprintTestSupport"]),
+        // What the server test targets share: StoreKind (every test on SQLite and PostgreSQL),
+        // a running server on loopback, raw HTTP, convo fixtures. Not a product.
+        .target(
+            name: "ImprintServerTestSupport",
+            dependencies: [
+                "ImprintServer",
+                "ImprintDelivery",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ImprintZoneServiceTests",
+            dependencies: [
+                "ImprintZoneService",
+                "ImprintServer",
+                "ImprintDelivery",
+                "ImprintServerTestSupport",
+                "ImprintTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "ImprintServerTests",
             dependencies: [
                 "ImprintServer",
+                "ImprintServerTestSupport",
                 "ImprintDelivery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

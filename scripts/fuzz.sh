@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes a running imprint-server from its own OpenAPI description with schemathesis and fails
+# Fuzzes a running imprint-server (Delivery Service and zone service) from its own OpenAPI
+# description with schemathesis and fails
 # on any 5xx (check not_a_server_error). Every request carries a fresh did:key JWT
 # (scripts/fuzz/imprint_auth.py).
 #   bash scripts/fuzz.sh               # SQLite in a temporary directory
@@ -33,7 +34,7 @@ db="sqlite:${workdir}/delivery.sqlite"
 if [ "${store}" = "postgres" ]; then db="${IMPRINT_TEST_POSTGRES_URL}"; fi
 export IMPRINT_SERVICE_DID="did:web:fuzz.test"
 
-LOG_LEVEL=warning "${binary}" --port "${port}" --db "${db}" --service-did "${IMPRINT_SERVICE_DID}" 2>"${workdir}/server.log" &
+LOG_LEVEL=warning "${binary}" --port "${port}" --db "${db}" --data "${workdir}" --service-did "${IMPRINT_SERVICE_DID}" 2>"${workdir}/server.log" &
 server_pid=$!
 cleanup() {
     kill -TERM "${server_pid}" 2>/dev/null || true

@@ -5,32 +5,32 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Assembles the Delivery Service: router, middleware, handlers and store.
+/// Assembles the server: router, middleware, the Delivery Service's controllers and store,
+/// and any other `XRPCService` served beside it (the zone service).
 public enum DeliveryServer {
     /// The router with every route; `routes` lists them (the OpenAPI test compares).
     public static func makeRouter(
         store: any DeliveryStore, configuration: DeliveryServerConfiguration, metrics: ServerMetrics, logger: Logger
     ) -> Router<DeliveryRequestContext> {
+        makeRouter(store: store, configuration: configuration, metrics: metrics, logger: logger, services: [])
+    }
+
+    package static func makeRouter(
+        store: any DeliveryStore, configuration: DeliveryServerConfiguration, metrics: ServerMetrics, logger: Logger,
+        services: [any XRPCService]
+    ) -> Router<DeliveryRequestContext> {
         let router = Router(context: DeliveryRequestContext.self)
-        let knownPaths = Set(DeliveryMethod.allCases.map(\.path) + [DeliveryPath.health, DeliveryPath.metrics, DeliveryPath.openAPI])
+        let knownPaths = Set(DeliveryMethod.allCases.map(\.path) + [DeliveryPath.health, DeliveryPath.metrics, DeliveryPath.openAPI]
+            + services.flatMap(\.paths))
         router.add(middleware: RequestLogMiddleware(logger: logger, metrics: metrics, knownPaths: knownPaths))
-        let api = DeliveryAPI(
-            store: store, verifier: ServiceAuthVerifier(serviceDID: configuration.serviceDID, replayGuard: store.tokenReplayGuard),
-            rateLimiter: RateLimiter(rate: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst),
-            configuration: configuration, metrics: metrics)
-        api.register(on: router)
-        router.get(RouterPath(DeliveryPath.metrics)) { _, context in
-            context.annotations.route = "metrics"
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+        let gate = XRPCGate(
+            verifier: ServiceAuthVerifier(serviceDID: configuration.serviceDID, replayGuard: store.tokenReplayGuard),
+            rateLimiter: RateLimiter(rate: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst))
+        router.addRoutes(DeliveryController(store: store, gate: gate, configuration: configuration, metrics: metrics).routes)
+        for service in services {
+            router.addRoutes(service.routes(gate: gate, metrics: metrics))
         }
-        router.get(RouterPath(DeliveryPath.openAPI)) { _, context in
-            context.annotations.route = "openapi"
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
-        }
+        router.addRoutes(ServiceController(configuration: configuration, metrics: metrics).routes)
         return router
     }
 
@@ -39,7 +39,15 @@ public enum DeliveryServer {
         store: any DeliveryStore, configuration: DeliveryServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = makeRouter(store: store, configuration: configuration, metrics: ServerMetrics(), logger: logger)
+        makeApplication(store: store, configuration: configuration, logger: logger, services: [], onServerRunning: onServerRunning)
+    }
+
+    /// `makeApplication` with other services (the zone service) routed beside the Delivery Service.
+    package static func makeApplication(
+        store: any DeliveryStore, configuration: DeliveryServerConfiguration, logger: Logger, services: [any XRPCService],
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = makeRouter(store: store, configuration: configuration, metrics: ServerMetrics(), logger: logger, services: services)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "imprint-server"),

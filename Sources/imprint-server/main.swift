@@ -1,24 +1,27 @@
 import ArgumentParser
 import Foundation
 import ImprintServer
+import ImprintZoneService
 import Logging
 import ServiceLifecycle
 
-/// `imprint-server`: the Delivery Service.
+/// `imprint-server`: the Delivery Service and, beside it, the zone service.
 struct ImprintServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "imprint-server", abstract: "The Imprint Delivery Service (XRPC over HTTP).")
+        commandName: "imprint-server", abstract: "The Imprint Delivery Service and zone service (XRPC over HTTP).")
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "sqlite:<path> or postgres://user@host:port/db (default: SQLite under --data).") var db: String?
     @Option(name: .customLong("service-did"), help: "The service DID tokens must name as aud (default did:web:<host>).")
     var serviceDID: String?
-    @Option(help: "Directory for the default SQLite database.") var data = "./data"
+    @Option(help: "Directory for the default SQLite database, zone asset files and staged uploads.") var data = "./data"
     @Option(name: .customLong("rate-limit"), help: "Requests per second each caller DID may make on average.")
     var rateLimit: Double = 100
     @Option(name: .customLong("rate-burst"), help: "Requests a caller DID may make in one burst.")
     var rateBurst: Double = 500
+    @Option(name: .customLong("zone-quota"), help: "Bytes of zone assets each owner may keep (default 20 GiB).")
+    var zoneQuota: Int = 20 << 30
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -52,15 +55,26 @@ struct ImprintServerCommand: AsyncParsableCommand {
         var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: host, port: port)
         configuration.rateLimitPerSecond = rateLimit
         configuration.rateLimitBurst = rateBurst
+        guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
+        do {
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError(StartupFailure.dataDirectory(data, error))
+        }
         let store = try await StoreFactory.open(location, logger: logger)
+        var zoneConfiguration = ZoneServiceConfiguration()
+        zoneConfiguration.quotaBytes = zoneQuota
+        let zones = try await ZoneService.open(
+            delivery: store, dataDirectory: URL(fileURLWithPath: data, isDirectory: true), configuration: zoneConfiguration)
         let serviceDID = configuration.serviceDID
-        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger) { port in
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger, services: [zones]) { port in
             logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(serviceDID)"])
         }
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: app)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        try await zones.shutdown()
         try await store.shutdown()
     }
 }

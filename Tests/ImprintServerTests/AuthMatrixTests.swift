@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImprintServerTestSupport
 import ImprintDelivery
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ImprintServerTestSupport
 import ImprintDelivery
 import Testing
 

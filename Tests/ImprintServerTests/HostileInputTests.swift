@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ImprintServerTestSupport
 import NIOCore
 import ImprintDelivery
 import Testing

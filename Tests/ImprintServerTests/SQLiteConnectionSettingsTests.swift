@@ -1,4 +1,5 @@
 import Foundation
+import ImprintServerTestSupport
 import GRDB
 @testable import ImprintServer
 import Testing

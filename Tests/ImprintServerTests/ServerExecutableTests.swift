@@ -2,43 +2,15 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImprintServerTestSupport
 import ImprintDelivery
 import Testing
 
 /// The `imprint-server` binary: options, startup on an empty data dir, SIGTERM exits 0.
 @Suite struct ServerExecutableTests {
-    static func binary() throws -> URL {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("imprint-server"))
-        }
-        candidates.append(ServiceSurfaceTests.repositoryRoot.appendingPathComponent(".build/debug/imprint-server"))
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw MissingBinary(searched: candidates.map(\.path))
-        }
-        return found
-    }
-
-    struct MissingBinary: Error { var searched: [String] }
-
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        func append(_ data: Data) { lock.withLock { text += String(decoding: data, as: UTF8.self) } }
-        var value: String { lock.withLock { text } }
-    }
-
     @Test func servesOnDefaultSQLiteAndExitsZeroOnSIGTERM() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-exe-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = ["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        let output = Output()
-        stderr.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
-        try process.run()
+        let (process, output) = try ServerExecutable.launch(["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"])
         defer { if process.isRunning { process.terminate() } }
 
         var port: Int?
@@ -66,7 +38,7 @@ import Testing
     @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"], ["--rate-limit", "0"]])
     func usageErrorsExitOneWithOneErrorLine(arguments: [String]) async throws {
         let process = Process()
-        process.executableURL = try Self.binary()
+        process.executableURL = try ServerExecutable.binary()
         process.arguments = arguments
         let stderr = Pipe()
         process.standardError = stderr
@@ -82,7 +54,7 @@ import Testing
     /// Runs the server with `arguments` until it exits; its status and stderr.
     func runToExit(_ arguments: [String]) throws -> (Int32, String) {
         let process = Process()
-        process.executableURL = try Self.binary()
+        process.executableURL = try ServerExecutable.binary()
         process.arguments = arguments
         let stderr = Pipe()
         process.standardError = stderr

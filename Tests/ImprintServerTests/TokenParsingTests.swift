@@ -1,4 +1,5 @@
 import Foundation
+import ImprintServerTestSupport
 import ImprintDelivery
 @testable import ImprintServer
 import Testing

@@ -40,6 +40,12 @@ public struct ServiceAuthVerifier: Sendable {
     /// Every check except the replay guard: the caller must `admit` the result (or have the store
     /// admit it in the same transaction as its work) before acting on the request.
     public func verify(authorization: String?, method: DeliveryMethod, now: Date = Date()) async throws -> TokenAdmission {
+        try await verify(authorization: authorization, lxm: method.nsid, now: now)
+    }
+
+    /// `verify(authorization:method:now:)` for any method NSID (`lxm`), such as the zone
+    /// service's `app.imprint.zone.<method>`.
+    public func verify(authorization: String?, lxm: String, now: Date = Date()) async throws -> TokenAdmission {
         guard let authorization, !authorization.isEmpty else { throw DeliveryError.authRequired() }
         // Tokens are ASCII: then splitting bytes gives the same parts as splitting Characters
         // (each ASCII byte is a Character but CR LF, which is neither separator), for a
@@ -77,7 +83,7 @@ public struct ServiceAuthVerifier: Sendable {
         }
 
         guard claims.aud == serviceDID else { throw DeliveryError.invalidToken("wrong audience") }
-        guard claims.lxm == method.nsid else { throw DeliveryError.invalidToken("token is for another method") }
+        guard claims.lxm == lxm else { throw DeliveryError.invalidToken("token is for another method") }
         let seconds = Int64(now.timeIntervalSince1970)
         guard claims.exp > claims.iat else { throw DeliveryError.invalidToken("exp before iat") }
         guard claims.exp - claims.iat <= Self.maxLifetime else { throw DeliveryError.invalidToken("lifetime over 300 s") }

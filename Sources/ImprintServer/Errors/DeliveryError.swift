@@ -27,7 +27,7 @@ public struct DeliveryError: Error, HTTPResponseError, Sendable, Equatable, Cust
         makeResponse()
     }
 
-    func makeResponse() -> Response {
+    package func makeResponse() -> Response {
         let data = (try? WireJSON.encoder().encode(body)) ?? Data("{\"error\":\"InternalError\",\"message\":\"\"}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"

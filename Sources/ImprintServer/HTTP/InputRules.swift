@@ -1,11 +1,11 @@
 import Foundation
 
 /// Shape checks for input fields, so that nothing malformed reaches a store.
-enum InputRules {
-    static let cipherSuites = 1...0xFFFF
-    static let maxDIDLength = 512
+package enum InputRules {
+    package static let cipherSuites = 1...0xFFFF
+    package static let maxDIDLength = 512
 
-    static func did(_ did: String, field: String) throws {
+    package static func did(_ did: String, field: String) throws {
         let scalars = did.unicodeScalars
         guard did.utf8.count <= maxDIDLength, did.hasPrefix("did:") else {
             throw DeliveryError.invalidRequest("\(field) is not a DID")
@@ -19,7 +19,7 @@ enum InputRules {
     }
 
     /// Checked on every message, so byte by byte (any non-ASCII byte is outside the set).
-    static func convoId(_ id: String) throws {
+    package static func convoId(_ id: String) throws {
         guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy(isConvoIdByte)
         else { throw DeliveryError.invalidRequest("convoId must be 1-128 characters of [A-Za-z0-9._~:-]") }
     }
@@ -34,29 +34,29 @@ enum InputRules {
         }
     }
 
-    static func hash(_ hash: String) throws {
+    package static func hash(_ hash: String) throws {
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DeliveryError.invalidRequest("hash must be 64 lowercase hex digits")
         }
     }
 
-    static func cipherSuite(_ suite: Int) throws {
+    package static func cipherSuite(_ suite: Int) throws {
         guard cipherSuites.contains(suite) else { throw DeliveryError.invalidRequest("cipherSuite must be in 1...65535") }
     }
 
-    static func epoch(_ epoch: Int) throws {
+    package static func epoch(_ epoch: Int) throws {
         guard epoch >= 0 else { throw DeliveryError.invalidRequest("epoch must not be negative") }
     }
 
     /// Free text: bounded, no control characters (PostgreSQL text refuses NUL).
-    static func text(_ text: String, field: String, maxBytes: Int) throws {
+    package static func text(_ text: String, field: String, maxBytes: Int) throws {
         guard text.utf8.count <= maxBytes else { throw DeliveryError.invalidRequest("\(field) longer than \(maxBytes) bytes") }
         guard text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f }) else {
             throw DeliveryError.invalidRequest("\(field) contains control characters")
         }
     }
 
-    static func nonEmpty(_ data: Data, field: String) throws {
+    package static func nonEmpty(_ data: Data, field: String) throws {
         guard !data.isEmpty else { throw DeliveryError.invalidRequest("\(field) is empty") }
     }
 }

@@ -1,11 +1,11 @@
 /// A strictly parsed query string: percent-decoding must succeed, only the method's
 /// declared keys are allowed, and single-valued keys may appear once.
-struct QueryParameters: Sendable {
+package struct QueryParameters: Sendable {
     private(set) var values: [String: [String]] = [:]
 
     static let maxLength = 16 * 1024
 
-    init(query: String, allowed: Set<String>) throws {
+    package init(query: String, allowed: Set<String>) throws {
         guard query.utf8.count <= Self.maxLength else { throw DeliveryError.invalidRequest("query string too long") }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -50,18 +50,18 @@ struct QueryParameters: Sendable {
         String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.prefix(64).map(Character.init))
     }
 
-    func single(_ key: String) throws -> String? {
+    package func single(_ key: String) throws -> String? {
         guard let all = values[key] else { return nil }
         guard all.count == 1 else { throw DeliveryError.invalidRequest("\(key) given more than once") }
         return all[0]
     }
 
-    func required(_ key: String) throws -> String {
+    package func required(_ key: String) throws -> String {
         guard let value = try single(key) else { throw DeliveryError.invalidRequest("missing \(key)") }
         return value
     }
 
-    func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+    package func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = try single(key) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw DeliveryError.invalidRequest("\(key) must be an integer in \(range.lowerBound)...\(range.upperBound)")
@@ -69,5 +69,5 @@ struct QueryParameters: Sendable {
         return value
     }
 
-    func all(_ key: String) -> [String] { values[key] ?? [] }
+    package func all(_ key: String) -> [String] { values[key] ?? [] }
 }

@@ -6,8 +6,8 @@ import NIOCore
 import NIOFoundationCompat
 
 /// Reads a bounded JSON body and decodes it, turning every failure into a 400 or 413.
-enum RequestBodyReader {
-    static func decode<Input: Decodable>(_ type: Input.Type, from request: Request, limit: Int) async throws -> Input {
+package enum RequestBodyReader {
+    package static func decode<Input: Decodable>(_ type: Input.Type, from request: Request, limit: Int) async throws -> Input {
         try decode(type, from: try await collect(request, limit: limit))
     }
 

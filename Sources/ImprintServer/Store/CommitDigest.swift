@@ -2,8 +2,12 @@ import Crypto
 import Foundation
 
 /// Lowercase hex SHA-256, the contract's hash format.
-enum CommitDigest {
-    static func hex(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+package enum CommitDigest {
+    package static func hex(_ data: Data) -> String {
+        hex(SHA256.hash(data: data))
+    }
+
+    package static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -26,8 +26,8 @@ public final class PostgresDeliveryStore: DeliveryStore {
     /// 16 on a 2-core machine: 4, 8 and 16 were within noise of each other in the benchmark.
     public static let defaultMaximumConnections = max(16, 8 * ProcessInfo.processInfo.activeProcessorCount)
 
-    let client: PostgresClient
-    let logger: Logger
+    package let client: PostgresClient
+    package let logger: Logger
     public let eventBell = EventBell()
     public var tokenReplayGuard: any TokenReplayGuard { replayGuard }
     let replayGuard: PostgresTokenReplayGuard
@@ -83,7 +83,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     }
 
     /// BEGIN … COMMIT around `body`, rolling back and rethrowing its error unchanged.
-    func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await client.withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
             do {
@@ -98,6 +98,13 @@ public final class PostgresDeliveryStore: DeliveryStore {
     }
 
     public func migrate() async throws {
+        try await applyMigrations(PostgresSchema.migrations)
+    }
+
+    /// Applies the migrations not yet recorded in `schema_migrations`, in order, under the
+    /// migration lock (so concurrent instances migrate once). Other modules sharing the
+    /// database (the zone service) add theirs here with versions of their own range.
+    package func applyMigrations(_ migrations: [(version: Int, statements: [String])]) async throws {
         try await transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))", logger: self.logger)
             try await connection.query(
@@ -107,7 +114,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: self.logger).decode(Int.self) {
                 applied.insert(version)
             }
-            for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+            for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
@@ -435,7 +442,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     /// After a transaction that wrote events for `recipients` committed: wake their subscribers
     /// on this instance now and on the other instances through a coalesced NOTIFY.
-    func eventsCommitted(recipients: [String]) {
+    package func eventsCommitted(recipients: [String]) {
         eventBell.ring(recipients: recipients)
         notifier.signal(recipients: recipients)
     }
@@ -452,7 +459,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     }
 
     /// The first row of a result (the rest are read and dropped so the connection stays clean).
-    static func single<each Column: PostgresDecodable>(
+    package static func single<each Column: PostgresDecodable>(
         _ type: (repeat each Column).Type, _ rows: PostgresRowSequence
     ) async throws -> (repeat each Column)? {
         var first: (repeat each Column)?

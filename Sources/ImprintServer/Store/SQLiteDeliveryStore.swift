@@ -10,9 +10,9 @@ import ImprintDelivery
 /// read and bumped in the same transaction (gapless seqs, one winner per epoch). Event ids
 /// come from AUTOINCREMENT inside those transactions, so they commit in id order.
 public final class SQLiteDeliveryStore: DeliveryStore {
-    let pool: DatabasePool
+    package let pool: DatabasePool
     /// Every write goes through here: concurrent requests share one transaction.
-    let groupCommit: SQLiteGroupCommit
+    package let groupCommit: SQLiteGroupCommit
     public let eventBell = EventBell()
     /// One process owns an embedded database, so an in-memory guard is exact.
     public let tokenReplayGuard: any TokenReplayGuard = TokenReplayCache()
@@ -35,10 +35,17 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func migrate() async throws {
+        try await applyMigrations(SQLiteSchema.migrations)
+    }
+
+    /// Applies the migrations not yet recorded in `schema_migrations`, in order, each in the
+    /// transaction that records it. Other modules sharing the database (the zone service) add
+    /// theirs here with versions of their own range.
+    package func applyMigrations(_ migrations: [(version: Int, sql: String)]) async throws {
         try await pool.write { db in
             try db.execute(cached: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
             let applied = Set(try Int.fetchAll(try db.cachedStatement(sql: "SELECT version FROM schema_migrations")))
-            for migration in SQLiteSchema.migrations where !applied.contains(migration.version) {
+            for migration in migrations where !applied.contains(migration.version) {
                 try db.execute(sql: migration.sql)
                 try db.execute(
                     sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",

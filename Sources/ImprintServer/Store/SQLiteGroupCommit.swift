@@ -17,7 +17,7 @@ import NIOConcurrencyHelpers
 /// Pieces run in queue order on one connection, so each sees the effects of those before it,
 /// exactly as if they had committed one by one: seqs stay gapless, epochs have one winner.
 /// Under no load a batch is a single request, so latency is not traded for throughput.
-final class SQLiteGroupCommit: Sendable {
+package final class SQLiteGroupCommit: Sendable {
     private struct Job: Sendable {
         /// Runs the work in a savepoint and returns how to answer its caller after COMMIT.
         let run: @Sendable (Database) -> @Sendable () -> Void
@@ -42,7 +42,7 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     /// Runs `work` in the next group transaction and returns its result once that committed.
-    func write<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+    package func write<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             let job = Job(
                 run: { db in

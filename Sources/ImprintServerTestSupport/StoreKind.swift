@@ -5,21 +5,21 @@ import Logging
 import PostgresNIO
 
 /// The store backends the behavioural suite runs against.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
-    static let postgresURLVariable = "IMPRINT_TEST_POSTGRES_URL"
+    public static let postgresURLVariable = "IMPRINT_TEST_POSTGRES_URL"
 
-    static var postgresURL: String? {
+    public static var postgresURL: String? {
         ProcessInfo.processInfo.environment[postgresURLVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// SQLite always; PostgreSQL when `IMPRINT_TEST_POSTGRES_URL` names a server
     /// (scripts/test.sh starts one through scripts/with-postgres.sh).
-    static let available: [StoreKind] = {
+    public static let available: [StoreKind] = {
         if postgresURL == nil {
             let warning = """
 
@@ -37,7 +37,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }()
 
     /// A new, empty, migrated store of this kind.
-    func makeStore() async throws -> any DeliveryStore {
+    public func makeStore() async throws -> any DeliveryStore {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-ds-\(UUID().uuidString)")
@@ -49,15 +49,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-let testLogger: Logger = {
+public let testLogger: Logger = {
     var logger = Logger(label: "imprint-server-tests")
     logger.logLevel = ProcessInfo.processInfo.environment["IMPRINT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
     return logger
 }()
 
 /// Creates a fresh database per test in the server `IMPRINT_TEST_POSTGRES_URL` names.
-enum PostgresTestDatabase {
-    static func serverLocation() throws -> DatabaseLocation.PostgresLocation {
+public enum PostgresTestDatabase {
+    public static func serverLocation() throws -> DatabaseLocation.PostgresLocation {
         guard let url = StoreKind.postgresURL else { throw SetupError(reason: "\(StoreKind.postgresURLVariable) not set") }
         guard case .postgres(let location) = try DatabaseLocation(parsing: url) else {
             throw SetupError(reason: "\(StoreKind.postgresURLVariable) is not a postgres:// URL")
@@ -66,7 +66,7 @@ enum PostgresTestDatabase {
     }
 
     /// Another store on the same database: a second stateless instance.
-    static func create() async throws -> DatabaseLocation.PostgresLocation {
+    public static func create() async throws -> DatabaseLocation.PostgresLocation {
         var location = try serverLocation()
         let name = "imprint_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let configuration = PostgresConnection.Configuration(
@@ -85,15 +85,15 @@ enum PostgresTestDatabase {
     }
 
     /// A plain connection to `location`, for tests that play a concurrent writer by hand.
-    static func connect(to location: DatabaseLocation.PostgresLocation) async throws -> PostgresConnection {
+    public static func connect(to location: DatabaseLocation.PostgresLocation) async throws -> PostgresConnection {
         let configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
         return try await PostgresConnection.connect(configuration: configuration, id: 2, logger: testLogger)
     }
 
-    struct SetupError: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { reason }
+    public struct SetupError: Error, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
     }
 }

@@ -6,22 +6,29 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// A response read whole, for hostile-input and auth tests that bypass `DeliveryClient`.
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: Data
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Data
 
-    var errorBody: XRPCErrorBody? { try? JSONDecoder().decode(XRPCErrorBody.self, from: body) }
-    var errorName: String? { errorBody?.error }
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var errorBody: XRPCErrorBody? { try? JSONDecoder().decode(XRPCErrorBody.self, from: body) }
+    public var errorName: String? { errorBody?.error }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-enum RawHTTP {
-    static func send(
+public enum RawHTTP {
+    public static func send(
         _ server: RunningServer, _ method: HTTPMethod, _ pathAndQuery: String, headers: [(String, String)] = [],
         body: Data? = nil
     ) async throws -> RawResponse {
-        var request = HTTPClientRequest(url: server.baseURL + pathAndQuery)
+        try await send(baseURL: server.baseURL, method, pathAndQuery, headers: headers, body: body)
+    }
+
+    /// `send` to a server known by its URL only (a child process).
+    public static func send(
+        baseURL: String, _ method: HTTPMethod, _ pathAndQuery: String, headers: [(String, String)] = [], body: Data? = nil
+    ) async throws -> RawResponse {
+        var request = HTTPClientRequest(url: baseURL + pathAndQuery)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
@@ -33,7 +40,7 @@ enum RawHTTP {
     }
 
     /// A call of `method` signed by `signer` with a fresh valid token.
-    static func call(
+    public static func call(
         _ server: RunningServer, _ method: DeliveryMethod, signer: ServiceAuthSigner, query: String = "", body: Data? = nil,
         extraHeaders: [(String, String)] = []
     ) async throws -> RawResponse {
@@ -45,11 +52,11 @@ enum RawHTTP {
 }
 
 extension Data {
-    init(json: String) { self.init(json.utf8) }
+    public init(json: String) { self.init(json.utf8) }
 }
 
 /// A lowercase hex SHA-256-shaped string for message metadata.
-func fakeHash(_ n: Int) -> String {
+public func fakeHash(_ n: Int) -> String {
     let hex = String(n, radix: 16)
     return String(repeating: "0", count: 64 - hex.count) + hex
 }

@@ -3,7 +3,7 @@ import Testing
 
 /// Expects `body` to fail with the service error `name` and HTTP `status`; returns it.
 @discardableResult
-func expectServiceError<T>(
+public func expectServiceError<T>(
     _ status: Int, _ name: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
 ) async -> DeliveryServiceError? {
     do {

@@ -2,13 +2,13 @@ import Foundation
 import ImprintDelivery
 
 /// A convo with an owner and (optionally) more members, built through the API.
-struct ConvoFixture: Sendable {
-    let owner: DeliveryClient
-    let members: [DeliveryClient]
-    let convoId: String
-    var epoch: Int
+public struct ConvoFixture: Sendable {
+    public let owner: DeliveryClient
+    public let members: [DeliveryClient]
+    public let convoId: String
+    public var epoch: Int
 
-    static func make(on server: RunningServer, extraMembers: Int = 0, title: String? = "doc") async throws -> ConvoFixture {
+    public static func make(on server: RunningServer, extraMembers: Int = 0, title: String? = "doc") async throws -> ConvoFixture {
         let owner = server.client()
         let created = try await owner.createConvo(CreateConvoInput(title: title, cipherSuite: 1))
         var fixture = ConvoFixture(owner: owner, members: [], convoId: created.convo.id, epoch: 0)

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import ImprintDelivery
+import ImprintServer
+import ServiceLifecycle
+
+/// A Delivery Service listening on an ephemeral port of 127.0.0.1, spoken to over real HTTP.
+public struct RunningServer: Sendable {
+    public static let serviceDID = "did:web:delivery.test"
+
+    public let baseURL: String
+    public let port: Int
+    public let store: any DeliveryStore
+    public let group: ServiceGroup
+    public let task: Task<Void, Error>
+    /// Services served beside the Delivery Service (the zone service), shut down by `stop`.
+    package let services: [any XRPCService]
+
+    /// A server on `store`; `services` (built on the same store) are routed beside the Delivery Service.
+    package static func start(
+        store: any DeliveryStore, services: [any XRPCService] = [], configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
+    ) async throws -> RunningServer {
+        var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: "127.0.0.1", port: 0)
+        configuration.eventHeartbeat = .seconds(1)
+        configure(&configuration)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger, services: services) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw StartError() }
+        return RunningServer(baseURL: "http://127.0.0.1:\(port)", port: port, store: store, group: group, task: task, services: services)
+    }
+
+    /// A server on a fresh store of `kind`; `services` builds what is routed beside the DS on that store.
+    package static func start(
+        _ kind: StoreKind, services: @Sendable (any DeliveryStore) async throws -> [any XRPCService] = { _ in [] },
+        configure: (inout DeliveryServerConfiguration) -> Void = { _ in }
+    ) async throws -> RunningServer {
+        let store = try await kind.makeStore()
+        return try await start(store: store, services: try await services(store), configure: configure)
+    }
+
+    public func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
+        DeliveryClient(baseURL: baseURL, serviceDID: Self.serviceDID, signer: signer, httpClient: TestHTTP.client)
+    }
+
+    /// Stops accepting, drains, and closes the store.
+    public func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+        for service in services { try await service.shutdown() }
+        try await store.shutdown()
+    }
+
+    public struct StartError: Error {}
+}
+
+/// Runs `body` against a fresh server of `kind` (with `services` beside the DS) and always stops it.
+package func withServer<T>(
+    _ kind: StoreKind, services: @Sendable (any DeliveryStore) async throws -> [any XRPCService] = { _ in [] },
+    configure: (inout DeliveryServerConfiguration) -> Void = { _ in },
+    _ body: (RunningServer) async throws -> T
+) async throws -> T {
+    let server = try await RunningServer.start(kind, services: services, configure: configure)
+    do {
+        let result = try await body(server)
+        try await server.stop()
+        return result
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+public enum TestHTTP {
+    /// One pooled client for the whole suite, wide enough for the concurrency tests.
+    public static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}

@@ -1,0 +1,373 @@
+import Foundation
+import GRDB
+import Hummingbird
+import ImprintServer
+
+/// The zone service on the embedded SQLite database of the Delivery Service, blobs as files.
+///
+/// Every write runs in the Delivery Service's group commit (one writer, serial pieces), so a
+/// zone's change numbers are allocated and committed in order; reads are snapshots of the WAL.
+/// Access is checked in the same transaction as the work, against the same `members` table the
+/// Delivery Service writes: a member removed by a committed `removeMember` is refused at once.
+final class SQLiteZoneServiceStore: ZoneServiceStore {
+    let delivery: SQLiteDeliveryStore
+    let blobs: FileAssetBlobs
+    var bell: EventBell { delivery.eventBell }
+    var stagingDirectory: URL { blobs.stagingDirectory }
+
+    init(delivery: SQLiteDeliveryStore, dataDirectory: URL) {
+        self.delivery = delivery
+        blobs = FileAssetBlobs(dataDirectory: dataDirectory)
+    }
+
+    func migrate() async throws {
+        try await delivery.applyMigrations(ZoneSQLiteSchema.migrations)
+    }
+
+    func shutdown() async throws {}
+
+    private func write<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        try await delivery.groupCommit.write(work)
+    }
+
+    private func changed(_ zoneId: String) {
+        bell.ring(recipients: CollectionOfOne(ZoneEvents.key(zoneId)))
+    }
+
+    // MARK: Facts
+
+    static func zone(_ db: Database, _ zoneId: String) throws -> ZoneRow? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT zone_id, kind, owner, convo_id, incarnation, last_change, purged_through, created_at FROM zones WHERE zone_id = ?
+            """), arguments: [zoneId])
+        else { return nil }
+        return ZoneRow(
+            zoneId: row[0], kind: ZoneID.Kind(rawValue: row[1]) ?? .shared, owner: row[2], convoId: row[3], incarnation: row[4],
+            lastChange: row[5], purgedThrough: row[6], createdAt: StoreTime.date(row[7]))
+    }
+
+    static func existingZone(_ db: Database, _ zone: ZoneID) throws -> ZoneRow {
+        guard let row = try Self.zone(db, zone.raw) else { throw DeliveryError.zoneNotFound(zone.raw) }
+        return row
+    }
+
+    static func answer(_ db: Database, _ question: ZoneRules.RosterQuestion?) throws -> Bool {
+        switch question {
+        case nil: return false
+        case .activeMember(let convoId, let did):
+            return try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM members WHERE convo_id = ? AND did = ? AND active = 1"),
+                                     arguments: [convoId, did]) != nil
+        case .sharesConvo(let did, let owner):
+            return try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT 1 FROM members a JOIN members b ON a.convo_id = b.convo_id
+                WHERE a.did = ? AND a.active = 1 AND b.did = ? AND b.active = 1 LIMIT 1
+                """), arguments: [did, owner]) != nil
+        }
+    }
+
+    /// The zone, once `caller` passed `access`.
+    static func authorized(_ db: Database, _ zone: ZoneID, caller: String, _ access: ZoneRules.Access) throws -> ZoneRow {
+        let row = try existingZone(db, zone)
+        let answer = try answer(db, ZoneRules.rosterQuestion(access, zone: row, caller: caller))
+        try ZoneRules.check(access, zone: row, caller: caller, rosterAnswer: answer)
+        return row
+    }
+
+    static let recordColumns = """
+        record_name, record_type, fields, asset_hash, asset_size, saved_by, change, saved_at, deleted, expires_at, comment_key_hash
+        """
+
+    static func recordRow(_ row: Row) -> RecordRow {
+        RecordRow(
+            name: row[0], type: row[1], fieldsJSON: row[2], assetHash: row[3], assetSize: row[4], savedBy: row[5], change: row[6],
+            savedAt: StoreTime.date(row[7]), deleted: row[8], expiresAt: (row[9] as Int64?).map(StoreTime.date),
+            commentKeyHash: row[10])
+    }
+
+    static func record(_ db: Database, zoneId: String, name: String) throws -> RecordRow? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(recordColumns) FROM zone_records WHERE zone_id = ? AND record_name = ?"),
+                         arguments: [zoneId, name]).map(recordRow)
+    }
+
+    static func ownerBytes(_ db: Database, owner: String) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(bytes), 0) FROM zones WHERE owner = ?"), arguments: [owner]) ?? 0
+    }
+
+    // MARK: Zones
+
+    func createZone(_ zone: ZoneID, convoId: String?, caller: String, now: Date) async throws -> ZoneView {
+        if let convoId, zone.kind != .shared || convoId != zone.subject {
+            throw DeliveryError.invalidRequest("convoId must be the convo of a doc_<convoId> zone")
+        }
+        return try await write { db in
+            var member: Bool?
+            if zone.kind == .shared {
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM convos WHERE id = ?"), arguments: [zone.subject]) != nil {
+                    member = try Self.answer(db, .activeMember(convoId: zone.subject, did: caller))
+                }
+            }
+            try ZoneRules.checkCreate(zone, caller: caller, convoMember: member)
+            guard try Self.zone(db, zone.raw) == nil else { throw DeliveryError.zoneExists(zone.raw) }
+            let row = ZoneRow(
+                zoneId: zone.raw, kind: zone.kind, owner: caller, convoId: zone.kind == .shared ? zone.subject : nil,
+                incarnation: ZoneRules.newIncarnation(), lastChange: 0, purgedThrough: 0, createdAt: now)
+            try db.execute(sql: """
+                INSERT INTO zones (zone_id, kind, owner, convo_id, incarnation, last_change, purged_through, records, bytes, created_at)
+                VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0, ?)
+                """, arguments: [row.zoneId, row.kind.rawValue, row.owner, row.convoId, row.incarnation, StoreTime.millis(now)])
+            return row.view
+        }
+    }
+
+    func deleteZone(_ zone: ZoneID, caller: String) async throws {
+        let hashes = try await write { db -> [String] in
+            let row = try Self.existingZone(db, zone)
+            var creatorOfEmptyConvo = false
+            if let convoId = row.convoId {
+                let creator = try String.fetchOne(db.cachedStatement(sql: "SELECT creator FROM convos WHERE id = ?"), arguments: [convoId])
+                let active = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM members WHERE convo_id = ? AND active = 1"),
+                                              arguments: [convoId]) ?? 0
+                creatorOfEmptyConvo = creator == caller && active == 0
+            }
+            try ZoneRules.checkDeleteZone(row, caller: caller, creatorOfEmptyConvo: creatorOfEmptyConvo)
+            let hashes = try String.fetchAll(db.cachedStatement(sql: """
+                SELECT asset_hash FROM zone_records WHERE zone_id = ? AND asset_hash IS NOT NULL
+                UNION SELECT hash FROM zone_uploads WHERE zone_id = ?
+                """), arguments: [zone.raw, zone.raw])
+            try db.execute(sql: "DELETE FROM zone_records WHERE zone_id = ?", arguments: [zone.raw])
+            try db.execute(sql: "DELETE FROM zone_uploads WHERE zone_id = ?", arguments: [zone.raw])
+            try db.execute(sql: "DELETE FROM zones WHERE zone_id = ?", arguments: [zone.raw])
+            return hashes
+        }
+        changed(zone.raw)
+        try await collect(hashes)
+    }
+
+    /// Removes the blobs of `hashes` that no record and no pending upload references any more.
+    /// Runs after the transaction that dropped the references committed, in a write of its own
+    /// (serialized with uploads, which place blobs inside their write).
+    private func collect(_ hashes: [String]) async throws {
+        guard !hashes.isEmpty else { return }
+        try await delivery.pool.write { [blobs] db in
+            for hash in Set(hashes) {
+                let referenced = try Bool.fetchOne(db.cachedStatement(sql: """
+                    SELECT 1 WHERE EXISTS (SELECT 1 FROM zone_records WHERE asset_hash = ?)
+                               OR EXISTS (SELECT 1 FROM zone_uploads WHERE hash = ?)
+                    """), arguments: [hash, hash]) != nil
+                if !referenced { blobs.remove(hash) }
+            }
+        }
+    }
+
+    // MARK: Assets
+
+    func admitUpload(_ zone: ZoneID, caller: String, size: Int, quota: Int) async throws {
+        try await delivery.pool.read { db in
+            let row = try Self.authorized(db, zone, caller: caller, .write)
+            guard try Self.ownerBytes(db, owner: row.owner) + size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
+        }
+    }
+
+    func commitUpload(_ zone: ZoneID, caller: String, staged: StagedAsset, quota: Int, now: Date) async throws {
+        do {
+            try await write { [blobs] db in
+                let row = try Self.authorized(db, zone, caller: caller, .write)
+                guard try Self.ownerBytes(db, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
+                try blobs.place(staged)
+                try db.execute(sql: """
+                    INSERT INTO zone_uploads (zone_id, hash, size, uploaded_by, uploaded_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (zone_id, hash) DO NOTHING
+                    """, arguments: [zone.raw, staged.hash, staged.size, caller, StoreTime.millis(now)])
+            }
+        } catch {
+            staged.discard()
+            throw error
+        }
+    }
+
+    func readableAsset(_ zone: ZoneID, reader: ZoneReader, hash: String, now: Date) async throws -> ZoneAssetRef {
+        try await delivery.pool.read { db in
+            switch reader {
+            case .did(let did):
+                _ = try Self.authorized(db, zone, caller: did, .read)
+                guard let size = try Int.fetchOne(db.cachedStatement(sql: """
+                    SELECT asset_size FROM zone_records WHERE zone_id = ? AND asset_hash = ? AND deleted = 0 LIMIT 1
+                    """), arguments: [zone.raw, hash])
+                else { throw DeliveryError.assetNotFound(hash) }
+                return ZoneAssetRef(hash: hash, size: size)
+            case .snapshotCapability(let name):
+                guard zone.kind == .snapshot, try Self.zone(db, zone.raw) != nil else { throw DeliveryError.zoneNotFound(zone.raw) }
+                let record = try ZoneRules.checkSnapshotCapability(try Self.record(db, zoneId: zone.raw, name: name), now: now)
+                guard record.assetHash == hash, let size = record.assetSize else { throw DeliveryError.assetNotFound(hash) }
+                return ZoneAssetRef(hash: hash, size: size)
+            }
+        }
+    }
+
+    func writeAsset<Writer: ResponseBodyWriter>(hash: String, range: Range<Int>, to writer: inout Writer) async throws {
+        try await blobs.write(hash: hash, range: range, to: &writer)
+    }
+
+    // MARK: Records
+
+    func saveRecords(_ batch: RecordBatch) async throws -> [ZoneRecord] {
+        let result: (records: [ZoneRecord], wrote: Bool)
+        do {
+            result = try await write { [blobs] db in
+                let zone: ZoneRow
+                switch batch.writer {
+                case .did(let did):
+                    zone = try Self.authorized(db, batch.zone, caller: did, .write)
+                case .commentCapability(let snapshotName, let capabilityHash):
+                    zone = try Self.existingZone(db, batch.zone)
+                    let snapshot = try ZoneRules.checkSnapshotCapability(try Self.record(db, zoneId: zone.zoneId, name: snapshotName), now: batch.now)
+                    guard snapshot.commentKeyHash == capabilityHash else { throw DeliveryError.forbidden("wrong comment capability") }
+                }
+                var decisions: [ZoneRules.SaveDecision] = []
+                var writes: [RecordSave] = []
+                for save in batch.records {
+                    let decision = try ZoneRules.decide(save, existing: try Self.record(db, zoneId: zone.zoneId, name: save.name))
+                    decisions.append(decision)
+                    guard case .write = decision else { continue }
+                    if let asset = save.asset {
+                        let uploaded = try Int.fetchOne(db.cachedStatement(sql: """
+                            SELECT size FROM zone_uploads WHERE zone_id = ? AND hash = ?
+                            UNION ALL SELECT asset_size FROM zone_records WHERE zone_id = ? AND asset_hash = ? AND deleted = 0
+                            LIMIT 1
+                            """), arguments: [zone.zoneId, asset.hash, zone.zoneId, asset.hash])
+                        guard uploaded == asset.size else {
+                            throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) was not uploaded to this zone with that size")
+                        }
+                    }
+                    if ZoneRules.needsMessageCheck(save, zone: zone) {
+                        let key = try ZoneRules.messageKey(save, zone: zone)
+                        let message = try Row.fetchOne(db.cachedStatement(sql: "SELECT sender, hash FROM messages WHERE convo_id = ? AND seq = ?"),
+                                                       arguments: [key.convoId, key.seq]).map { (sender: $0[0] as String, hash: $0[1] as String) }
+                        try ZoneRules.checkMessage(save, caller: batch.writer.did ?? "", payloadHash: key.payloadHash, message: message)
+                    }
+                    writes.append(save)
+                }
+                let added = ZoneRules.added(writes)
+                if added.bytes > 0, try Self.ownerBytes(db, owner: zone.owner) + added.bytes > batch.quota {
+                    throw DeliveryError.quotaExceeded(quota: batch.quota)
+                }
+                var change = zone.lastChange
+                var saved: [String: ZoneRecord] = [:]
+                for save in writes {
+                    change += 1
+                    if let inline = save.inline { try blobs.place(inline) }
+                    let asset = save.asset ?? save.inline.map { ZoneAssetRef(hash: $0.hash, size: $0.size) }
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO zone_records (zone_id, record_name, record_type, fields, asset_hash, asset_size, saved_by,
+                            change, saved_at, deleted, epoch, seq, expires_at, comment_key_hash)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+                        """, arguments: [
+                            zone.zoneId, save.name, save.type, save.fieldsJSON, asset?.hash, asset?.size, batch.writer.did, change,
+                            StoreTime.millis(batch.now), save.routing.epoch, save.routing.seq,
+                            save.routing.expiresAt.map(StoreTime.millis), save.routing.commentKeyHash,
+                        ])
+                    if let asset {
+                        try db.execute(sql: "DELETE FROM zone_uploads WHERE zone_id = ? AND hash = ?", arguments: [zone.zoneId, asset.hash])
+                    }
+                    saved[save.name] = ZoneRecord(
+                        recordName: save.name, recordType: save.type, fields: save.fields, asset: asset,
+                        changeToken: ChangeToken(incarnation: zone.incarnation, change: change).text, savedAt: batch.now, deleted: false)
+                }
+                if !writes.isEmpty {
+                    try db.execute(sql: "UPDATE zones SET last_change = ?, records = records + ?, bytes = bytes + ? WHERE zone_id = ?",
+                                   arguments: [change, added.records, added.bytes, zone.zoneId])
+                }
+                let records = zip(batch.records, decisions).map { save, decision -> ZoneRecord in
+                    if case .unchanged(let row) = decision { return row.record(incarnation: zone.incarnation) }
+                    return saved[save.name]!
+                }
+                return (records, !writes.isEmpty)
+            }
+        } catch {
+            for save in batch.records { save.inline?.discard() }
+            throw error
+        }
+        for save in batch.records { save.inline?.discard() }  // placed ones were renamed away already
+        if result.wrote { changed(batch.zone.raw) }
+        return result.records
+    }
+
+    func deleteRecords(_ zone: ZoneID, caller: String, names: [String], now: Date, tombstoneRetention: Int64) async throws -> [String] {
+        let (deleted, hashes) = try await write { db -> ([String], [String]) in
+            let row = try Self.authorized(db, zone, caller: caller, .deleteRecords)
+            var deleted: [String] = []
+            var hashes: [String] = []
+            var change = row.lastChange
+            var bytes = 0
+            for name in names {
+                guard let record = try Self.record(db, zoneId: row.zoneId, name: name), !record.deleted else { continue }
+                if row.kind == .shared, record.savedBy != caller {
+                    throw DeliveryError.forbidden("a member deletes only records it saved; \(name) is another's")
+                }
+                change += 1
+                bytes += record.assetSize ?? 0
+                if let hash = record.assetHash { hashes.append(hash) }
+                try db.execute(sql: """
+                    UPDATE zone_records SET deleted = 1, fields = '{}', asset_hash = NULL, asset_size = NULL, change = ?, saved_at = ?,
+                        epoch = NULL, seq = NULL, expires_at = NULL, comment_key_hash = NULL
+                    WHERE zone_id = ? AND record_name = ?
+                    """, arguments: [change, StoreTime.millis(now), row.zoneId, name])
+                deleted.append(name)
+            }
+            let horizon = StoreTime.millis(now) - tombstoneRetention * 1000
+            let purged = try Int64.fetchOne(db.cachedStatement(sql: """
+                SELECT MAX(change) FROM zone_records WHERE zone_id = ? AND deleted = 1 AND saved_at < ?
+                """), arguments: [row.zoneId, horizon])
+            if let purged {
+                try db.execute(sql: "DELETE FROM zone_records WHERE zone_id = ? AND deleted = 1 AND change <= ?", arguments: [row.zoneId, purged])
+            }
+            try db.execute(sql: """
+                UPDATE zones SET last_change = ?, records = records - ?, bytes = bytes - ?, purged_through = MAX(purged_through, ?)
+                WHERE zone_id = ?
+                """, arguments: [change, deleted.count, bytes, purged ?? 0, row.zoneId])
+            return (deleted, hashes)
+        }
+        if !deleted.isEmpty { changed(zone.raw) }
+        try await collect(hashes)
+        return deleted
+    }
+
+    func changes(_ zone: ZoneID, caller: String, since: String?, limit: Int) async throws -> FetchChangesOutput {
+        try await delivery.pool.read { db in
+            let row = try Self.authorized(db, zone, caller: caller, .read)
+            let start = try ZoneChangeFeed.start(since, zone: row)
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT \(Self.recordColumns) FROM zone_records WHERE zone_id = ? AND change > ? ORDER BY change LIMIT ?
+                """), arguments: [row.zoneId, start, limit + 1]).map(Self.recordRow)
+            return ZoneChangeFeed.page(rows, zone: row, start: start, limit: limit)
+        }
+    }
+
+    func currentToken(_ zone: ZoneID, caller: String) async throws -> ChangeToken {
+        try await delivery.pool.read { db in try Self.authorized(db, zone, caller: caller, .read).token }
+    }
+
+    func record(_ zone: ZoneID, reader: ZoneReader, name: String, now: Date) async throws -> ZoneRecord {
+        try await delivery.pool.read { db in
+            switch reader {
+            case .did(let did):
+                let row = try Self.authorized(db, zone, caller: did, .read)
+                guard let record = try Self.record(db, zoneId: row.zoneId, name: name), !record.deleted else {
+                    throw DeliveryError.recordNotFound(name)
+                }
+                return record.record(incarnation: row.incarnation)
+            case .snapshotCapability:
+                guard zone.kind == .snapshot, let row = try Self.zone(db, zone.raw) else { throw DeliveryError.zoneNotFound(zone.raw) }
+                return try ZoneRules.checkSnapshotCapability(try Self.record(db, zoneId: row.zoneId, name: name), now: now)
+                    .record(incarnation: row.incarnation)
+            }
+        }
+    }
+
+    func usage(owner: String) async throws -> [ZoneUsage] {
+        try await delivery.pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT zone_id, records, bytes FROM zones WHERE owner = ? ORDER BY zone_id"),
+                             arguments: [owner]).map { ZoneUsage(zoneId: $0[0], records: $0[1], bytes: $0[2]) }
+        }
+    }
+}

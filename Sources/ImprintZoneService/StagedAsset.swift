@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ImprintServer
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Asset bytes written to a temporary file and fsynced, with their SHA-256 and length: the
+/// first half of every upload (the store's `commitUpload` places the file, or copies it into
+/// PostgreSQL). A body is streamed through, one received buffer at a time, never held whole.
+struct StagedAsset: Sendable {
+    let path: String
+    let hash: String
+    let size: Int
+
+    /// Streams `body` to a new file in `directory`, refusing more than `limit` bytes (413).
+    static func stage(_ body: RequestBody, limit: Int, in directory: URL) async throws -> StagedAsset {
+        let file = try StagingFile(directory: directory)
+        do {
+            var hasher = SHA256()
+            var size = 0
+            for try await buffer in body {
+                size += buffer.readableBytes
+                guard size <= limit else { throw DeliveryError.payloadTooLarge(limit: limit) }
+                try buffer.withUnsafeReadableBytes { bytes in
+                    hasher.update(bufferPointer: bytes)
+                    try file.write(bytes)
+                }
+            }
+            return try file.finish(hash: hasher.finalize(), size: size)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Stages bytes already in memory (inline `assetData`, at most a few KiB).
+    static func stage(_ data: Data, in directory: URL) throws -> StagedAsset {
+        let file = try StagingFile(directory: directory)
+        do {
+            try data.withUnsafeBytes { try file.write($0) }
+            return try file.finish(hash: SHA256.hash(data: data), size: data.count)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    func discard() {
+        unlink(path)
+    }
+}
+
+/// An open temporary file; `finish` fsyncs and closes it.
+private final class StagingFile: @unchecked Sendable {
+    let path: String
+    let descriptor: Int32
+
+    init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("upload-\(UUID().uuidString.lowercased()).tmp").path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw AssetFileError(operation: "open", path: path, code: errno) }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw AssetFileError(operation: "write", path: path, code: errno)
+            }
+            offset += written
+        }
+    }
+
+    func finish(hash: SHA256.Digest, size: Int) throws -> StagedAsset {
+        guard fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: path, code: errno) }
+        close(descriptor)
+        return StagedAsset(path: path, hash: CommitDigest.hex(hash), size: size)
+    }
+
+    func discard() {
+        close(descriptor)
+        unlink(path)
+    }
+}
+
+/// A file-system failure while storing or reading an asset: a server fault (500), logged.
+struct AssetFileError: Error, CustomStringConvertible {
+    let operation: String
+    let path: String
+    let code: Int32
+    var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+}

@@ -1,0 +1,24 @@
+import ImprintServer
+
+/// `fetchChanges`' token rules and paging, shared by both backends.
+enum ZoneChangeFeed {
+    /// The change number to read after: 0 without a token; 410 `ChangeTokenExpired` for a token
+    /// of another incarnation of the zone, beyond its newest change, or from before purged tombstones.
+    static func start(_ since: String?, zone: ZoneRow) throws -> Int64 {
+        guard let since else { return 0 }
+        guard let token = ChangeToken(parsing: since), token.incarnation == zone.incarnation,
+              token.change <= zone.lastChange, token.change >= zone.purgedThrough
+        else { throw DeliveryError.changeTokenExpired() }
+        return token.change
+    }
+
+    /// A page from up to `limit + 1` rows read in change order after `start`.
+    static func page(_ rows: [RecordRow], zone: ZoneRow, start: Int64, limit: Int) -> FetchChangesOutput {
+        let page = rows.prefix(limit)
+        let last = page.last?.change ?? start
+        return FetchChangesOutput(
+            records: page.map { $0.record(incarnation: zone.incarnation) },
+            changeToken: ChangeToken(incarnation: zone.incarnation, change: last).text,
+            moreComing: rows.count > limit)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Hummingbird
+import ImprintDelivery
+import ImprintServer
+
+/// The single persistence seam of the zone service: record metadata in the Delivery Service's
+/// database (so access is decided on the roster as it is at the moment of the request, on
+/// every instance), asset bytes on disk or in PostgreSQL. One implementation per backend
+/// (`SQLiteZoneServiceStore`, `PostgresZoneServiceStore`), both passing the same tests.
+///
+/// Guarantees every implementation keeps:
+/// - each method decides access (`ZoneRules`) and acts in one transaction;
+/// - a zone's change numbers become visible in ascending order: a change numbered `n` is
+///   committed before any change `> n` of the same zone is, so a reader that saw `n` never
+///   misses a smaller one (`fetchChanges` never skips a record);
+/// - `saveRecords` is all or nothing; an acknowledged save is durable (it committed);
+/// - a blob is stored once per hash, is complete whenever a row names it, and goes when no
+///   record and no pending upload references it.
+/// Callers pass inputs already checked for shape and get `DeliveryError`s for rule violations.
+protocol ZoneServiceStore: Sendable {
+    func migrate() async throws
+
+    /// Rung with key `ZoneEvents.key(zoneId)` after a change to the zone committed, on this
+    /// instance and (PostgreSQL) on every other instance on the database.
+    var bell: EventBell { get }
+
+    /// Where uploads are staged before `commitUpload` (on the same file system as the blobs).
+    var stagingDirectory: URL { get }
+
+    func createZone(_ zone: ZoneID, convoId: String?, caller: String, now: Date) async throws -> ZoneView
+    func deleteZone(_ zone: ZoneID, caller: String) async throws
+
+    /// Checks that `caller` may write to `zone` and that `size` more bytes fit the owner's quota
+    /// (before the body is read).
+    func admitUpload(_ zone: ZoneID, caller: String, size: Int, quota: Int) async throws
+    /// Stores a staged upload as blob `staged.hash` (once however often uploaded) and records it
+    /// as uploaded to `zone`, so that a record there may reference it. Consumes the staged file.
+    func commitUpload(_ zone: ZoneID, caller: String, staged: StagedAsset, quota: Int, now: Date) async throws
+
+    func saveRecords(_ batch: RecordBatch) async throws -> [ZoneRecord]
+    func deleteRecords(_ zone: ZoneID, caller: String, names: [String], now: Date, tombstoneRetention: Int64) async throws -> [String]
+
+    func changes(_ zone: ZoneID, caller: String, since: String?, limit: Int) async throws -> FetchChangesOutput
+    /// The zone's newest change token, after checking `caller` may read it.
+    func currentToken(_ zone: ZoneID, caller: String) async throws -> ChangeToken
+    func record(_ zone: ZoneID, reader: ZoneReader, name: String, now: Date) async throws -> ZoneRecord
+    /// The asset `hash` if a record `reader` may read references it in `zone`.
+    func readableAsset(_ zone: ZoneID, reader: ZoneReader, hash: String, now: Date) async throws -> ZoneAssetRef
+    /// Writes bytes `range` of blob `hash` to `writer`, a bounded piece at a time.
+    func writeAsset<Writer: ResponseBodyWriter>(hash: String, range: Range<Int>, to writer: inout Writer) async throws
+
+    func usage(owner: String) async throws -> [ZoneUsage]
+
+    func shutdown() async throws
+}
+
+/// Who reads: an authenticated DID, or (snapshot zones only) whoever knows a snapshot
+/// record's name, its read capability.
+enum ZoneReader: Sendable, Equatable {
+    case did(String)
+    case snapshotCapability(recordName: String)
+}
+
+/// Who writes a batch: an authenticated DID, or the holder of a snapshot's comment capability.
+enum ZoneWriter: Sendable, Equatable {
+    case did(String)
+    /// `capabilityHash` is the SHA-256 (hex) of the presented capability.
+    case commentCapability(snapshotName: String, capabilityHash: String)
+
+    var did: String? {
+        if case .did(let did) = self { return did }
+        return nil
+    }
+}
+
+/// `saveRecords` after validation.
+struct RecordBatch: Sendable {
+    var zone: ZoneID
+    var writer: ZoneWriter
+    var records: [RecordSave]
+    var quota: Int
+    var now: Date
+}
+
+/// One record of a batch; `inline` is its `assetData`, already staged as a blob file.
+struct RecordSave: Sendable {
+    var name: String
+    var type: String
+    var fields: [String: JSONValue]
+    /// `fields` as stored (wire JSON, sorted keys).
+    var fieldsJSON: String
+    var routing: RoutingFields
+    var asset: ZoneAssetRef?
+    var inline: StagedAsset?
+}
