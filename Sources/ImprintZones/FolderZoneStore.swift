@@ -141,26 +141,11 @@ public actor FolderZoneStore: ZoneStore {
 
     public func saveRecords(zoneId: String, _ drafts: [ZoneRecordDraft]) throws -> [ZoneRecord] {
         _ = try incarnation(zoneId)
-        try ZoneRules.checkBatch(drafts)
         let (entries, _) = try loadEntries(zoneId)
         let state = FolderZoneState(entries: entries)
-        var results: [ZoneRecord?] = []
-        for draft in drafts {
-            let reference = draft.asset.reference
-            if let stored = state.records[draft.recordName], !stored.deleted {
-                guard stored.asset.hash == reference.hash else {
-                    throw ZoneError(.recordExists, "stored with asset \(stored.asset.hash)", recordName: draft.recordName)
-                }
-                results.append(stored)
-                continue
-            }
-            if case .uploaded(let asset) = draft.asset {
-                guard try assetCopies(zoneId, asset.hash).contains(where: { FolderFiles.stamp($0)?.size == Int64(asset.size) }) else {
-                    throw ZoneError(.assetNotFound, "asset \(asset.hash) (\(asset.size) bytes) not uploaded", recordName: draft.recordName)
-                }
-            }
-            results.append(nil)
-        }
+        let results = try ZoneSavePlan.check(drafts, stored: { state.records[$0] }, holdsAsset: { asset in
+            try assetCopies(zoneId, asset.hash).contains { FolderFiles.stamp($0)?.size == Int64(asset.size) }
+        })
         let new = zip(drafts, results).filter { $0.1 == nil }.map(\.0)
         guard !new.isEmpty else { return results.map { $0! } }
         for draft in new {

@@ -59,25 +59,7 @@ public actor InMemoryZoneStore: ZoneStore {
 
     public func saveRecords(zoneId: String, _ drafts: [ZoneRecordDraft]) throws -> [ZoneRecord] {
         var zone = try existing(zoneId)
-        try ZoneRules.checkBatch(drafts)
-        // Check everything before changing anything: the batch is all or nothing.
-        var results: [ZoneRecord?] = []
-        for draft in drafts {
-            let reference = draft.asset.reference
-            if let stored = zone.records[draft.recordName], !stored.deleted {
-                guard stored.asset.hash == reference.hash else {
-                    throw ZoneError(.recordExists, "stored with asset \(stored.asset.hash)", recordName: draft.recordName)
-                }
-                results.append(stored)
-                continue
-            }
-            if case .uploaded(let asset) = draft.asset {
-                guard let bytes = zone.assets[asset.hash], bytes.count == asset.size else {
-                    throw ZoneError(.assetNotFound, "asset \(asset.hash) (\(asset.size) bytes) not uploaded", recordName: draft.recordName)
-                }
-            }
-            results.append(nil)
-        }
+        let results = try ZoneSavePlan.check(drafts, stored: { zone.records[$0] }, holdsAsset: { zone.assets[$0.hash]?.count == $0.size })
         let savedAt = now()
         var saved: [ZoneRecord] = []
         var changed = false

@@ -41,25 +41,19 @@ struct ZonesTestHelper {
             if !page.moreComing { break }
         } while true
         let chunks = try PayloadChunks(records: records)
-        FileManager.default.createFile(atPath: copy, contents: nil)
+        _ = FileManager.default.createFile(atPath: copy, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
         try await chunks.write(from: store, zoneId: "doc_stream", to: handle)
         try handle.close()
         let copyHash = try hashFile(copy)
 
-        var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
-        #if canImport(Darwin)
-        let peak = Int(usage.ru_maxrss)
-        #else
-        let peak = Int(usage.ru_maxrss) * 1024
-        #endif
+        let peak = peakResidentBytes()
         print("{\"bytes\":\(uploaded.size),\"chunks\":\(uploaded.records.count),\"identical\":\(copyHash == sourceHash),\"peakRSSBytes\":\(peak)}")
     }
 
     /// Writes `bytes` pseudo-random bytes (xorshift from `seed`) 1 MiB at a time; returns their SHA-256.
     static func generate(_ path: String, bytes: Int, seed: UInt64) throws -> SHA256.Digest {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         var state = seed | 1
         var hasher = SHA256()
@@ -91,5 +85,23 @@ struct ZonesTestHelper {
         var hasher = SHA256()
         while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { hasher.update(data: data) }
         return hasher.finalize()
+    }
+
+    /// The peak resident set of this process image. On Linux `VmHWM` from /proc/self/status:
+    /// `getrusage`'s `ru_maxrss` survives `execve`, so it would report the test process that
+    /// forked this one.
+    static func peakResidentBytes() -> Int {
+        #if os(Linux)
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kib = Int(line.split(separator: " ").dropFirst().first ?? "") {
+            return kib * 1024
+        }
+        return -1
+        #else
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss) // bytes on Darwin
+        #endif
     }
 }
