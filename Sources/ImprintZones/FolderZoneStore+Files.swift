@@ -63,8 +63,9 @@ enum FolderFiles {
     }
 
     /// The whole file, refusing one over `limit` bytes (so a hostile file cannot take memory).
+    /// Never follows a symbolic link and never blocks on a FIFO a hostile peer planted.
     static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw ioError("open", path) }
         defer { close(fd) }
         var st = stat()

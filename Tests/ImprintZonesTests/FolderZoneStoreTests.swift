@@ -193,6 +193,39 @@ struct FolderZoneStoreTests {
         #expect(onA == onB)
     }
 
+    /// Two instances that (wrongly) share a writer id still never replace each other's
+    /// entries: publishing never overwrites, so a taken number moves the writer on.
+    @Test func concurrentSavesUnderOneWriterIdLoseNothing() async throws {
+        let directory = TemporaryDirectory("zones-same-writer")
+        let first = try FolderZoneStore(root: directory.path, writer: "laptop")
+        let second = try FolderZoneStore(root: directory.path, writer: "laptop")
+        _ = try await first.createZone(Self.zone)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask { _ = try await Self.save(index.isMultiple(of: 2) ? first : second, "r\(index)", [UInt8(index)]) }
+            }
+            try await group.waitForAll()
+        }
+        let names = Set(try await drainChanges(first, Self.zone).records.map(\.recordName))
+        #expect(names == Set((0..<20).map { "r\($0)" }))
+        let files = try FileManager.default.contentsOfDirectory(atPath: FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "laptop"))
+        #expect(files.count == 20 && files.allSatisfy { FolderZoneLayout.entrySeq(fileName: $0) != nil })
+    }
+
+    /// Symbolic links and FIFOs a peer planted under entry names are not followed or waited on.
+    @Test func linksAndFifosAreNotRead() async throws {
+        let directory = TemporaryDirectory("zones-links")
+        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
+        _ = try await store.createZone(Self.zone)
+        _ = try await Self.save(store, "real", [1])
+        let peer = FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "peer")
+        try FileManager.default.createDirectory(atPath: peer, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: peer + "/0000000000000001.rec", withDestinationPath: "/etc/passwd")
+        #expect(mkfifo(peer + "/0000000000000002.rec", 0o644) == 0)
+        let page = try await store.fetchChanges(zoneId: Self.zone, since: nil)
+        #expect(page.records.map(\.recordName) == ["real"] && page.damaged.isEmpty)
+    }
+
     @Test func writerIdsAreChecked() throws {
         let directory = TemporaryDirectory("zones-writer")
         for bad in ["", "Laptop", "lap top", "../x", "-x", ".x", String(repeating: "a", count: 65)] {
