@@ -31,6 +31,20 @@ struct FolderZoneStoreTests {
         }
     }
 
+    /// Two machines, each with its own copy of the folder, the zone created on A and its
+    /// marker synced to B; `sync` plays the sync tool between them.
+    struct TwoMachines {
+        let a = TemporaryDirectory("zones-a"), b = TemporaryDirectory("zones-b")
+        let storeA: FolderZoneStore, storeB: FolderZoneStore
+
+        init(clockA: @escaping @Sendable () -> Date = { Date() }, clockB: @escaping @Sendable () -> Date = { Date() }) async throws {
+            storeA = try FolderZoneStore(root: a.path, writer: "machine-a", now: clockA)
+            storeB = try FolderZoneStore(root: b.path, writer: "machine-b", now: clockB)
+            _ = try await storeA.createZone(FolderZoneStoreTests.zone)
+            try FolderZoneStoreTests.sync(a.path, b.path, writer: "machine-a")
+        }
+    }
+
     static func save(_ store: FolderZoneStore, _ name: String, _ bytes: [UInt8]) async throws -> ZoneRecord {
         let asset = try await store.uploadAsset(zoneId: zone, bytes: bytes)
         return try await store.saveRecords(zoneId: zone, [ZoneRecordDraft(recordName: name, recordType: "change", asset: .uploaded(asset))])[0]
@@ -63,11 +77,8 @@ struct FolderZoneStoreTests {
     }
 
     @Test func entriesArrivingOutOfOrderAreAllDelivered() async throws {
-        let a = TemporaryDirectory("zones-a"), b = TemporaryDirectory("zones-b")
-        let storeA = try FolderZoneStore(root: a.path, writer: "machine-a")
-        let storeB = try FolderZoneStore(root: b.path, writer: "machine-b")
-        _ = try await storeA.createZone(Self.zone)
-        try Self.sync(a.path, b.path, writer: "machine-a")
+        let machines = try await TwoMachines()
+        let (a, b, storeA, storeB) = (machines.a, machines.b, machines.storeA, machines.storeB)
         for index in 1...4 { _ = try await Self.save(storeB, "b\(index)", [UInt8(index)]) }
         _ = try await Self.save(storeA, "a1", [100])
         var token = try await drainChanges(storeA, Self.zone).token
@@ -151,11 +162,8 @@ struct FolderZoneStoreTests {
     }
 
     @Test func damagedAssetsAreTypedAndAnIntactCopyIsUsed() async throws {
-        let a = TemporaryDirectory("zones-asset-a"), b = TemporaryDirectory("zones-asset-b")
-        let storeA = try FolderZoneStore(root: a.path, writer: "machine-a")
-        let storeB = try FolderZoneStore(root: b.path, writer: "machine-b")
-        _ = try await storeA.createZone(Self.zone)
-        try Self.sync(a.path, b.path, writer: "machine-a")
+        let machines = try await TwoMachines()
+        let (a, b, storeA, storeB) = (machines.a, machines.b, machines.storeA, machines.storeB)
         let record = try await Self.save(storeA, "r", [1, 2, 3, 4])
         let path = FolderZoneLayout(root: a.path).assetsPath(Self.zone, writer: "machine-a") + "/" + record.asset.hash
         try Data([1, 2, 3, 5]).write(to: URL(fileURLWithPath: path))
@@ -167,10 +175,9 @@ struct FolderZoneStoreTests {
     }
 
     @Test func aDeleteOrdersAfterTheSaveItSawWhateverTheClocks() async throws {
-        let a = TemporaryDirectory("zones-clock-a"), b = TemporaryDirectory("zones-clock-b")
-        let storeA = try FolderZoneStore(root: a.path, writer: "machine-a", now: { Date(timeIntervalSince1970: 2_000_000_000) })
-        let storeB = try FolderZoneStore(root: b.path, writer: "machine-b", now: { Date(timeIntervalSince1970: 1_000_000_000) })
-        _ = try await storeA.createZone(Self.zone)
+        let machines = try await TwoMachines(clockA: { Date(timeIntervalSince1970: 2_000_000_000) },
+                                             clockB: { Date(timeIntervalSince1970: 1_000_000_000) })
+        let (a, b, storeA, storeB) = (machines.a, machines.b, machines.storeA, machines.storeB)
         _ = try await Self.save(storeA, "r", [1])
         try Self.sync(a.path, b.path, writer: "machine-a")
         #expect(try await storeB.deleteRecords(zoneId: Self.zone, names: ["r"]) == ["r"]) // B's clock is years behind
@@ -179,11 +186,8 @@ struct FolderZoneStoreTests {
     }
 
     @Test func offlineSavesOfOneNameConvergeOnOneWinner() async throws {
-        let a = TemporaryDirectory("zones-race-a"), b = TemporaryDirectory("zones-race-b")
-        let storeA = try FolderZoneStore(root: a.path, writer: "machine-a")
-        let storeB = try FolderZoneStore(root: b.path, writer: "machine-b")
-        _ = try await storeA.createZone(Self.zone)
-        try Self.sync(a.path, b.path, writer: "machine-a")
+        let machines = try await TwoMachines()
+        let (a, b, storeA, storeB) = (machines.a, machines.b, machines.storeA, machines.storeB)
         _ = try await Self.save(storeA, "same", [1])
         _ = try await Self.save(storeB, "same", [2])
         try Self.sync(a.path, b.path, writer: "machine-a")
