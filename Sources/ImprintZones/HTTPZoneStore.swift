@@ -177,6 +177,18 @@ public struct HTTPZoneStore: ZoneStore {
         return stream
     }
 
+    /// The caller's zones and bytes against the service's quota (not part of ``ZoneStore``:
+    /// only a service has quotas).
+    public func usage() async throws -> ZoneUsage {
+        let output: ZoneWire.UsageOutput = try await query(.getUsage, [])
+        guard output.quotaBytes >= 0, output.zones.count <= 100_000,
+              output.zones.allSatisfy({ $0.records >= 0 && $0.bytes >= 0 && $0.zoneId.utf8.count <= 1024 }) else {
+            throw ZoneError(.invalidResponse, "getUsage answer out of bounds")
+        }
+        return ZoneUsage(zones: output.zones.map { ZoneUsage.Zone(zoneId: $0.zoneId, records: $0.records, bytes: $0.bytes) },
+                         quotaBytes: output.quotaBytes)
+    }
+
     // MARK: Transport
 
     private func procedure<Input: Encodable, Output: Decodable>(_ method: ZoneMethod, _ input: Input) async throws -> Output {

@@ -81,3 +81,15 @@ public struct ZoneInfo: Sendable, Hashable {
         return "plain"
     }
 }
+
+/// What the caller's zones hold on a zone service, against its quota (`getUsage`).
+public struct ZoneUsage: Sendable, Hashable {
+    public struct Zone: Sendable, Hashable {
+        public var zoneId: String
+        public var records: Int
+        public var bytes: Int64
+    }
+
+    public var zones: [Zone]
+    public var quotaBytes: Int64
+}

@@ -117,6 +117,17 @@ enum ZoneWire {
         var changeToken: String
     }
 
+    /// `getUsage`'s answer.
+    struct UsageOutput: Codable, Sendable, Hashable {
+        struct Zone: Codable, Sendable, Hashable {
+            var zoneId: String
+            var records: Int
+            var bytes: Int64
+        }
+        var zones: [Zone]
+        var quotaBytes: Int64
+    }
+
     /// Change tokens travel as text; the zone service's are at most this long.
     static let maximumChangeTokenBytes = 64 << 10
 }

@@ -49,6 +49,19 @@ struct HTTPZoneStoreTests {
         }
     }
 
+    @Test func usageIsReadAndChecked() async throws {
+        try await withServer { server, store in
+            await server.script.answer("getUsage", body: Array(#"{"zones":[{"zoneId":"doc_1","records":3,"bytes":4096}],"quotaBytes":21474836480}"#.utf8))
+            let usage = try await store.usage()
+            #expect(usage.quotaBytes == 20 << 30 && usage.zones.map(\.zoneId) == ["doc_1"] && usage.zones.first?.bytes == 4096)
+            #expect(await server.script.requests().last?.lxm == "app.imprint.zone.getUsage")
+            for hostile in [#"{"zones":[{"zoneId":"z","records":-1,"bytes":0}],"quotaBytes":1}"#, #"{"zones":[],"quotaBytes":-1}"#, #"{"zones":{}}"#] {
+                await server.script.answer("getUsage", body: Array(hostile.utf8))
+                await expectZoneError(.invalidResponse) { try await store.usage() }
+            }
+        }
+    }
+
     @Test func serviceErrorsMapToCodes() async throws {
         try await withServer { server, store in
             let cases: [(Int, String, ZoneError.Code)] = [
