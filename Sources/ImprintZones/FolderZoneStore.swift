@@ -18,6 +18,16 @@ import Foundation
 /// is ``ZoneError/Code/assetCorrupt`` (another writer's intact copy is used when there is one).
 ///
 /// Subscriptions poll the zone's file names and sizes every `pollInterval`.
+///
+/// ```swift
+/// // On each machine, over the folder the sync tool shares:
+/// let store = try FolderZoneStore(root: "/home/me/Sync/imprint-zones", writer: deviceID)
+/// let asset = try await store.uploadAsset(zoneId: "doc_\(convoId)", bytes: ciphertext)
+/// _ = try await store.saveRecords(zoneId: "doc_\(convoId)", [
+///     ZoneRecordDraft(recordName: "c-\(seq)", recordType: "change",
+///                     fields: ZoneRecordFields(convoId: convoId, epoch: epoch, seq: seq), asset: .uploaded(asset)),
+/// ])
+/// ```
 public actor FolderZoneStore: ZoneStore {
     public nonisolated let root: String
     public nonisolated let writer: String

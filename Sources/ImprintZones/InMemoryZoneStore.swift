@@ -7,6 +7,11 @@ import Foundation
 /// number, so a page lists each changed record once, in the order of its last change. A token
 /// is `m1.<zone incarnation>.<number>`; one from another zone, another store instance, a
 /// deleted-and-recreated zone or from beyond the counter is expired.
+///
+/// ```swift
+/// let store = InMemoryZoneStore()
+/// _ = try await store.createZone("doc_test")
+/// ```
 public actor InMemoryZoneStore: ZoneStore {
     private struct Zone {
         var info: ZoneInfo

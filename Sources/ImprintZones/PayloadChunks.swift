@@ -13,6 +13,14 @@ import Foundation
 /// the whole against `payloadHash` (``ZoneError/Code/payloadHashMismatch``), so an altered
 /// chunk is always caught, and never holds more than one chunk in memory (except
 /// ``assemble(from:zoneId:)``, which returns the whole payload).
+///
+/// ```swift
+/// let page = try await store.fetchChanges(zoneId: zone, since: token)
+/// for (_, records) in PayloadChunks.group(page.records) {
+///     guard let chunks = try? PayloadChunks(records: records) else { continue } // not all here yet
+///     let payload = try await chunks.assemble(from: store, zoneId: zone)
+/// }
+/// ```
 public struct PayloadChunks: Sendable, Hashable {
     /// SHA-256 of the whole payload (lowercase hex).
     public let payloadHash: String

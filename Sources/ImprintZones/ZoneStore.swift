@@ -14,6 +14,23 @@
 ///   one, deletions as tombstones; pages end with `moreComing == false`. A token the store
 ///   does not know throws ``ZoneError/Code/changeTokenExpired``.
 /// - `subscribe` yields a notification after changes it sees, until the consumer stops.
+///
+/// Catching up on a zone, restarting when the store no longer knows the token:
+/// ```swift
+/// var token: ZoneChangeToken? = savedToken
+/// while true {
+///     let page: ZoneChangeBatch
+///     do {
+///         page = try await store.fetchChanges(zoneId: zoneId, since: token)
+///     } catch let error as ZoneError where error.code == .changeTokenExpired {
+///         token = nil // fetch from the start; records are idempotent to apply
+///         continue
+///     }
+///     apply(page.records)
+///     token = page.changeToken
+///     if !page.moreComing { break }
+/// }
+/// ```
 public protocol ZoneStore: Sendable {
     /// Creates an empty zone. Throws ``ZoneError/Code/zoneExists`` if it exists.
     /// `convoId` names the Delivery Service convo of a shared zone (the HTTP store sends it).

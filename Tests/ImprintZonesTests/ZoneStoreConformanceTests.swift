@@ -122,6 +122,36 @@ struct ZoneStoreConformanceTests {
         }
     }
 
+    /// A reader paging while writers save never misses a record: whatever it has not seen
+    /// when it stops is in the next fetch from its token.
+    @Test(arguments: ZoneStoreKind.all)
+    func concurrentSavesAreNeverSkipped(_ kind: ZoneStoreKind) async throws {
+        try await withZoneStore(kind) { store in
+            _ = try await store.createZone(Self.zone)
+            let asset = try await store.uploadAsset(zoneId: Self.zone, bytes: [42])
+            var seen = Set<String>()
+            var token: ZoneChangeToken?
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<3 {
+                    group.addTask {
+                        for index in 0..<15 {
+                            _ = try await store.saveRecords(zoneId: Self.zone, [self.draft("w\(writer)-\(index)", asset)])
+                        }
+                    }
+                }
+                for _ in 0..<10 {
+                    let page = try await store.fetchChanges(zoneId: Self.zone, since: token, limit: 4)
+                    seen.formUnion(page.records.map(\.recordName))
+                    token = page.changeToken
+                }
+                try await group.waitForAll()
+            }
+            let rest = try await drainChanges(store, Self.zone, since: token, limit: 4)
+            seen.formUnion(rest.records.map(\.recordName))
+            #expect(seen == Set((0..<3).flatMap { writer in (0..<15).map { "w\(writer)-\($0)" } }))
+        }
+    }
+
     @Test(arguments: ZoneStoreKind.all)
     func unknownTokensAreExpired(_ kind: ZoneStoreKind) async throws {
         try await withZoneStore(kind) { store in
