@@ -54,13 +54,19 @@ public struct ZoneChunker: Sendable {
                        recordType: String, fields: ZoneRecordFields = ZoneRecordFields()) async throws -> PayloadChunks {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw ZoneError(.io, "cannot open \(path)") }
         defer { try? handle.close() }
+        return try await upload(from: handle, to: store, zoneId: zoneId, baseName: baseName, recordType: recordType, fields: fields)
+    }
+
+    /// Uploads what `handle` holds from its current offset to its end, `chunkSize` bytes at a time.
+    public func upload(from handle: FileHandle, to store: some ZoneStore, zoneId: String, baseName: String,
+                       recordType: String, fields: ZoneRecordFields = ZoneRecordFields()) async throws -> PayloadChunks {
         let size = chunkSize
         return try await upload(to: store, zoneId: zoneId, baseName: baseName, recordType: recordType, fields: fields) {
             do {
                 guard let data = try handle.read(upToCount: size), !data.isEmpty else { return nil }
                 return Array(data)
             } catch {
-                throw ZoneError(.io, "read \(path): \(error)")
+                throw ZoneError(.io, "read: \(error)")
             }
         }
     }

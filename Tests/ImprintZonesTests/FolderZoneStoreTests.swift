@@ -230,6 +230,27 @@ struct FolderZoneStoreTests {
         #expect(page.records.map(\.recordName) == ["real"] && page.damaged.isEmpty)
     }
 
+    /// A creation marker with hostile content still marks the zone as existing; nothing crashes.
+    @Test func hostileZoneMarkersAreTolerated() async throws {
+        let seed = testSeed("hostileZoneMarkers", fallback: 0x3a_4e_12)
+        var rng = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory("zones-markers")
+        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
+        let layout = FolderZoneLayout(root: directory.path)
+        for (index, content) in [[UInt8](), Array("{".utf8), Array(#"{"incarnation":5}"#.utf8), [UInt8](repeating: 0x41, count: 10_000),
+                                 (0..<300).map { _ in UInt8(truncatingIfNeeded: rng.next()) }].enumerated() {
+            let zone = "doc_marker\(index)"
+            try FileManager.default.createDirectory(atPath: layout.zonePath(zone), withIntermediateDirectories: true)
+            try Data(content).write(to: URL(fileURLWithPath: layout.markerPath(zone, writer: "peer")))
+            await expectZoneError(.zoneExists) { try await store.createZone(zone) }
+            let asset = try await store.uploadAsset(zoneId: zone, bytes: [1])
+            _ = try await store.saveRecords(zoneId: zone, [ZoneRecordDraft(recordName: "r", recordType: "change", asset: .uploaded(asset))])
+            let page = try await drainChanges(store, zone)
+            #expect(page.records.map(\.recordName) == ["r"])
+            #expect(try await store.fetchChanges(zoneId: zone, since: page.token).records.isEmpty)
+        }
+    }
+
     @Test func writerIdsAreChecked() throws {
         let directory = TemporaryDirectory("zones-writer")
         for bad in ["", "Laptop", "lap top", "../x", "-x", ".x", String(repeating: "a", count: 65)] {

@@ -83,6 +83,26 @@ struct ZoneChunkingTests {
         #expect(try await chunker.upload(payload, to: store, zoneId: Self.zone, baseName: "s", recordType: "attachment") == uploaded)
     }
 
+    @Test func fileHandlesStreamInAndOut() async throws {
+        let seed = testSeed("chunkFileHandles", fallback: 0xc4_0e_06)
+        var rng = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory("zones-handles")
+        let payload = Self.payload(5000, &rng)
+        try Data(payload).write(to: URL(fileURLWithPath: directory.file("in")))
+        let store = InMemoryZoneStore()
+        _ = try await store.createZone(Self.zone)
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: directory.file("in")))
+        try input.seek(toOffset: 1000) // from the handle's offset on
+        let uploaded = try await ZoneChunker(chunkSize: 512).upload(from: input, to: store, zoneId: Self.zone, baseName: "h", recordType: "attachment")
+        try input.close()
+        #expect(uploaded.size == 4000 && uploaded.records.count == 8)
+        #expect(FileManager.default.createFile(atPath: directory.file("out"), contents: nil))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("out")))
+        try await uploaded.write(from: store, zoneId: Self.zone, to: output)
+        try output.close()
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("out")))) == Array(payload[1000...]))
+    }
+
     @Test func missingDuplicatedAndAlteredChunksAreNamed() async throws {
         let seed = testSeed("chunkDamage", fallback: 0xc4_0e_04)
         var rng = SplitMix64(seed: seed)
