@@ -63,7 +63,12 @@ public actor InMemoryZoneStore: ZoneStore {
     }
 
     public func saveRecords(zoneId: String, _ drafts: [ZoneRecordDraft]) throws -> [ZoneRecord] {
-        var zone = try existing(zoneId)
+        _ = try existing(zoneId)
+        // Mutated in place (`modify`): a copy of the zone would copy every record per save.
+        return try modify(zoneId) { zone in try save(drafts, into: &zone, zoneId: zoneId) }
+    }
+
+    private func save(_ drafts: [ZoneRecordDraft], into zone: inout Zone, zoneId: String) throws -> [ZoneRecord] {
         let results = try ZoneSavePlan.check(drafts, stored: { zone.records[$0] }, holdsAsset: { zone.assets[$0.hash]?.count == $0.size })
         let savedAt = now()
         var saved: [ZoneRecord] = []
@@ -85,7 +90,6 @@ public actor InMemoryZoneStore: ZoneStore {
             saved.append(record)
             changed = true
         }
-        zones[zoneId] = zone
         if changed { notify(zoneId, token: token(zone)) }
         return saved
     }
@@ -117,8 +121,12 @@ public actor InMemoryZoneStore: ZoneStore {
     }
 
     public func deleteRecords(zoneId: String, names: [String]) throws -> [String] {
-        var zone = try existing(zoneId)
+        _ = try existing(zoneId)
         try ZoneRules.checkNames(names)
+        return modify(zoneId) { zone in delete(names, in: &zone, zoneId: zoneId) }
+    }
+
+    private func delete(_ names: [String], in zone: inout Zone, zoneId: String) -> [String] {
         var deleted: [String] = []
         let savedAt = now()
         for name in names {
@@ -132,7 +140,6 @@ public actor InMemoryZoneStore: ZoneStore {
             zone.feed[zone.counter] = name
             deleted.append(name)
         }
-        zones[zoneId] = zone
         if !deleted.isEmpty { notify(zoneId, token: token(zone)) }
         return deleted
     }
@@ -154,6 +161,11 @@ public actor InMemoryZoneStore: ZoneStore {
         try ZoneRules.checkZoneId(zoneId)
         guard let zone = zones[zoneId] else { throw ZoneError(.zoneNotFound, zoneId) }
         return zone
+    }
+
+    /// Runs `body` on the stored zone in place (the zone must exist).
+    private func modify<R>(_ zoneId: String, _ body: (inout Zone) throws -> R) rethrows -> R {
+        try body(&zones[zoneId]!)
     }
 
     private func token(_ zone: Zone) -> ZoneChangeToken {
