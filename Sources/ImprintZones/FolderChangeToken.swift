@@ -63,10 +63,10 @@ struct FolderChangeToken: Sendable, Hashable {
         else { throw expired }
         self.incarnation = incarnation
         for (writer, seqs) in wire.w {
-            guard FolderZoneLayout.isWriterID(writer), let low = seqs.first else { throw expired }
+            guard FolderZoneLayout.isWriterID(writer), let low = seqs.first, low <= FolderZoneLayout.maximumSeq else { throw expired }
             var progress = Progress(low: low)
             for seq in seqs.dropFirst() {
-                guard seq > low else { throw expired }
+                guard seq > low, seq <= FolderZoneLayout.maximumSeq else { throw expired }
                 progress.above.insert(seq)
             }
             writers[writer] = progress

@@ -33,6 +33,8 @@ struct FolderZoneEntry: Sendable, Hashable, Codable {
     var deletes: [String]
 
     static let header = "imprint-zone-entry 1"
+    /// 9999-12-31T23:59:59.999Z: later stamps are damage (and would overflow the hybrid clock).
+    static let maximumSavedAt: Int64 = 253_402_300_799_999
     /// 1000 records of at most ~1 KiB of names and fields each, with room to spare.
     static let maximumFileBytes = 4 << 20
 
@@ -78,6 +80,7 @@ struct FolderZoneEntry: Sendable, Hashable, Codable {
         } catch {
             throw damaged("JSON: \(String(describing: error).prefix(200))")
         }
+        guard (0...maximumSavedAt).contains(entry.savedAt) else { throw damaged("savedAt out of range") }
         guard entry.writer == writer, entry.seq == seq else { throw damaged("entry says writer \(entry.writer.prefix(64)) seq \(entry.seq)") }
         guard entry.saves.count + entry.deletes.count >= 1,
               entry.saves.count + entry.deletes.count <= ZoneLimits.maximumBatchRecords else { throw damaged("batch size out of range") }

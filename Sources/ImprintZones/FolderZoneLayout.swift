@@ -27,12 +27,15 @@ struct FolderZoneLayout: Sendable {
         return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + ".rec"
     }
 
+    /// Entry numbers stop at 2^62, so counting on from any name never overflows.
+    static let maximumSeq: UInt64 = 1 << 62
+
     /// The sequence number of an entry file name, or nil for every other name.
     static func entrySeq(fileName name: String) -> UInt64? {
         let utf8 = Array(name.utf8)
         guard utf8.count == 20, utf8[16...].elementsEqual(".rec".utf8),
               utf8[..<16].allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-              let seq = UInt64(String(decoding: utf8[..<16], as: UTF8.self), radix: 16), seq > 0
+              let seq = UInt64(String(decoding: utf8[..<16], as: UTF8.self), radix: 16), seq > 0, seq <= maximumSeq
         else { return nil }
         return seq
     }

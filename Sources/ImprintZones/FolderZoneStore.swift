@@ -296,6 +296,7 @@ public actor FolderZoneStore: ZoneStore {
         let directory = layout.entriesPath(zoneId, writer: writer)
         try FolderFiles.makeDirectories(directory)
         var seq = (try FolderFiles.list(directory).compactMap(FolderZoneLayout.entrySeq(fileName:)).max() ?? 0) + 1
+        guard seq <= FolderZoneLayout.maximumSeq else { throw ZoneError(.io, "writer \(writer) has used every entry number") }
         let savedAt = max(Int64((now().timeIntervalSince1970 * 1000).rounded(.down)), floor + 1)
         while true {
             let entry = FolderZoneEntry(writer: writer, seq: seq, savedAt: savedAt, saves: saves, deletes: deletes)
@@ -303,6 +304,7 @@ public actor FolderZoneStore: ZoneStore {
                 return entry
             }
             seq += 1 // another instance with this writer id took the number: never replace its file
+            guard seq <= FolderZoneLayout.maximumSeq else { throw ZoneError(.io, "writer \(writer) has used every entry number") }
         }
     }
 }

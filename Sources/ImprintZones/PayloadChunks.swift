@@ -50,8 +50,7 @@ public struct PayloadChunks: Sendable, Hashable {
             }
             byIndex[index] = record
         }
-        var ordered: [ZoneRecord] = []
-        ordered.reserveCapacity(count)
+        var ordered: [ZoneRecord] = [] // grows only with chunks present: a hostile count costs no memory
         for index in 0..<count {
             guard let record = byIndex[index] else {
                 throw ZoneError(.missingChunk, "payload \(hash) has no live chunk \(index) of \(count)", chunkIndex: index)

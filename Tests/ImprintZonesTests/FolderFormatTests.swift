@@ -24,6 +24,7 @@ struct FolderFormatTests {
         #expect(ZoneDirectoryName.encode("inbox_did:key:z6Mk") == "inbox_5fdid_3akey_3az6_4dk")
         #expect(!ZoneDirectoryName.encode("..").contains("."))
         // Only canonical names decode.
+        #expect(FolderZoneLayout.entrySeq(fileName: "ffffffffffffffff.rec") == nil && FolderZoneLayout.entrySeq(fileName: "4000000000000000.rec") == 1 << 62)
         for bad in ["", "_", "_4", "_4g", "_4G", "_61", "a.b", "A", "_c3", "doc_5F"] { #expect(ZoneDirectoryName.decode(bad) == nil, "\(bad)") }
         // The longest id fits a file name.
         #expect(ZoneDirectoryName.encode(String(repeating: "Z", count: ZoneLimits.zoneIdBytes)).utf8.count <= 255)
@@ -87,6 +88,8 @@ struct FolderFormatTests {
             #"{"writer":"laptop","seq":7,"savedAt":1,"saves":[],"deletes":["bad\u0000name"]}"#,
             #"{"writer":"laptop","seq":7,"savedAt":1,"saves":[],"deletes":[\#(Array(repeating: "\"n\"", count: 1001).joined(separator: ","))]}"#,
             #"{"writer":"laptop","seq":99999999999999999999999,"savedAt":1,"saves":[],"deletes":["x"]}"#,
+            #"{"writer":"laptop","seq":7,"savedAt":9223372036854775807,"saves":[],"deletes":["x"]}"#,
+            #"{"writer":"laptop","seq":7,"savedAt":-1,"saves":[],"deletes":["x"]}"#,
         ]
         for json in cases {
             #expect(throws: ZoneError.self, "\(json.prefix(80))") { try FolderZoneEntry.decode(file(json), writer: "laptop", seq: 7, path: "p") }
@@ -104,6 +107,7 @@ struct FolderFormatTests {
         func wire(_ json: String) -> ZoneChangeToken { ZoneChangeToken(rawValue: "f1." + Data(json.utf8).base64EncodedString()) }
         for hostile in [wire("{}"), wire(#"{"z":"inc","w":{"Laptop":[1]}}"#), wire(#"{"z":"inc","w":{"laptop":[]}}"#),
                         wire(#"{"z":"inc","w":{"laptop":[5,3]}}"#), wire(#"{"z":"other","w":{}}"#), wire(#"{"z":"inc","w":{"laptop":[-1]}}"#),
+                        wire(#"{"z":"inc","w":{"laptop":[18446744073709551615]}}"#), wire(#"{"z":"inc","w":{"laptop":[1,18446744073709551615]}}"#),
                         ZoneChangeToken(rawValue: "f1." + String(repeating: "A", count: FolderChangeToken.maximumTextBytes))] {
             #expect(throws: ZoneError.self) { try FolderChangeToken(parsing: hostile, incarnation: "inc") }
         }

@@ -251,6 +251,19 @@ struct FolderZoneStoreTests {
         }
     }
 
+    /// A planted entry with the last number, or a far-future stamp, is an error, not an overflow.
+    @Test func extremeNumbersAndStampsDoNotOverflow() async throws {
+        let directory = TemporaryDirectory("zones-extreme")
+        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
+        _ = try await store.createZone(Self.zone)
+        _ = try await Self.save(store, "first", [1])
+        let entries = FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "laptop")
+        let valid = try Data(contentsOf: URL(fileURLWithPath: entries + "/0000000000000001.rec"))
+        try valid.write(to: URL(fileURLWithPath: entries + "/" + FolderZoneLayout.entryFileName(FolderZoneLayout.maximumSeq)))
+        await expectZoneError(.io) { try await Self.save(store, "second", [2]) }
+        #expect(try await store.fetchChanges(zoneId: Self.zone, since: nil).damaged.count == 1) // it names another seq
+    }
+
     @Test func writerIdsAreChecked() throws {
         let directory = TemporaryDirectory("zones-writer")
         for bad in ["", "Laptop", "lap top", "../x", "-x", ".x", String(repeating: "a", count: 65)] {

@@ -119,6 +119,9 @@ struct ZoneChunkingTests {
         tombstone.deleted = true
         #expect((await expectZoneError(.missingChunk) { try PayloadChunks(records: records.filter { $0.recordName != "p.2" } + [tombstone]) })?.chunkIndex == 2)
         await expectZoneError(.missingChunk) { try PayloadChunks(records: []) }
+        var vast = records[0]
+        vast.fields.chunkCount = 1_000_000
+        #expect((await expectZoneError(.missingChunk) { try PayloadChunks(records: [vast]) })?.chunkIndex == 1)
 
         // Duplicated: another record claims chunk 1; the same record twice is fine.
         var impostor = records[1]
