@@ -45,6 +45,14 @@ struct FolderZoneStoreTests {
         }
     }
 
+    /// One machine ("laptop") with the zone created in a fresh folder.
+    static func oneMachine(_ label: String) async throws -> (TemporaryDirectory, FolderZoneStore) {
+        let directory = TemporaryDirectory(label)
+        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
+        _ = try await store.createZone(zone)
+        return (directory, store)
+    }
+
     static func save(_ store: FolderZoneStore, _ name: String, _ bytes: [UInt8]) async throws -> ZoneRecord {
         let asset = try await store.uploadAsset(zoneId: zone, bytes: bytes)
         return try await store.saveRecords(zoneId: zone, [ZoneRecordDraft(recordName: name, recordType: "change", asset: .uploaded(asset))])[0]
@@ -98,9 +106,7 @@ struct FolderZoneStoreTests {
     }
 
     @Test func syncToolFilesAreNeverReadAsRecordsOrDamage() async throws {
-        let directory = TemporaryDirectory("zones-tools")
-        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
-        _ = try await store.createZone(Self.zone)
+        let (directory, store) = try await Self.oneMachine("zones-tools")
         let saved = try await Self.save(store, "real", [1, 2, 3])
         let before = try await drainChanges(store, Self.zone)
         let layout = FolderZoneLayout(root: directory.path)
@@ -135,9 +141,7 @@ struct FolderZoneStoreTests {
     }
 
     @Test func damagedEntriesAreTypedAndHideNothingElse() async throws {
-        let directory = TemporaryDirectory("zones-damage")
-        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
-        _ = try await store.createZone(Self.zone)
+        let (directory, store) = try await Self.oneMachine("zones-damage")
         for index in 1...5 { _ = try await Self.save(store, "r\(index)", [UInt8(index)]) }
         let entries = FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "laptop")
         let second = entries + "/0000000000000002.rec", fourth = entries + "/0000000000000004.rec"
@@ -218,9 +222,7 @@ struct FolderZoneStoreTests {
 
     /// Symbolic links and FIFOs a peer planted under entry names are not followed or waited on.
     @Test func linksAndFifosAreNotRead() async throws {
-        let directory = TemporaryDirectory("zones-links")
-        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
-        _ = try await store.createZone(Self.zone)
+        let (directory, store) = try await Self.oneMachine("zones-links")
         _ = try await Self.save(store, "real", [1])
         let peer = FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "peer")
         try FileManager.default.createDirectory(atPath: peer, withIntermediateDirectories: true)
@@ -253,9 +255,7 @@ struct FolderZoneStoreTests {
 
     /// A planted entry with the last number, or a far-future stamp, is an error, not an overflow.
     @Test func extremeNumbersAndStampsDoNotOverflow() async throws {
-        let directory = TemporaryDirectory("zones-extreme")
-        let store = try FolderZoneStore(root: directory.path, writer: "laptop")
-        _ = try await store.createZone(Self.zone)
+        let (directory, store) = try await Self.oneMachine("zones-extreme")
         _ = try await Self.save(store, "first", [1])
         let entries = FolderZoneLayout(root: directory.path).entriesPath(Self.zone, writer: "laptop")
         let valid = try Data(contentsOf: URL(fileURLWithPath: entries + "/0000000000000001.rec"))
