@@ -236,6 +236,41 @@ let package = Package(
         ),
         // MARK: end Delivery
 
+        // MARK: Zones
+        // Record zones (metadata + content-addressed ciphertext assets) behind one ZoneStore
+        // seam: in memory, a shared folder, the zone service over HTTP; payload chunking.
+        // Never the engine, MLS or bundles. docs/zones.md.
+        .target(
+            name: "ImprintZones",
+            dependencies: [
+                "ImprintDelivery",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        // Child process for the zone tests' memory measurement (streamed chunking).
+        .executableTarget(
+            name: "imprint-zones-testhelper",
+            dependencies: ["ImprintZones", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "ImprintZonesTests",
+            dependencies: [
+                "ImprintZones",
+                "ImprintDelivery",
+                "ImprintTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // MARK: End Zones
+
         // MARK: Samples
         .executableTarget(name: "sample-coediting", dependencies: ["ImprintCRDT"], path: "Samples/CoEditing"),
 

@@ -147,16 +147,8 @@ public struct DeliveryClient: Sendable {
     }
 
     private func makeRequest(path: String, query: [(String, String)], method: HTTPMethod, lxm: String?) throws -> HTTPClientRequest {
-        var url = baseURL + path
-        if !query.isEmpty {
-            url += "?" + query.map { "\(Self.percentEncode($0.0))=\(Self.percentEncode($0.1))" }.joined(separator: "&")
-        }
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        if let lxm {
-            request.headers.add(name: "Authorization", value: "Bearer " + (try signer.token(audience: serviceDID, method: lxm)))
-        }
-        return request
+        try XRPCRequestBuilder(baseURL: baseURL, serviceDID: serviceDID, signer: signer)
+            .request(path: path, query: query, method: method, lxm: lxm)
     }
 
     private func decodeError(status: Int, body: ByteBuffer) -> Error {
@@ -164,15 +156,5 @@ public struct DeliveryClient: Sendable {
             return DeliveryServiceError(status: status, body: decoded)
         }
         return DeliveryProtocolError(status: status, reason: String(buffer: body).prefix(200).description)
-    }
-
-    static let queryValueAllowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics
-        set.insert(charactersIn: "-._~:")
-        return set
-    }()
-
-    static func percentEncode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? text
     }
 }

@@ -1,0 +1,262 @@
+import AsyncHTTPClient
+import Foundation
+import ImprintDelivery
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// The client of the zone service (`imprint-server`), one call per ``ZoneStore`` operation.
+///
+/// XRPC at `/xrpc/app.imprint.zone.<method>`: JSON bodies, base64 inline assets, raw bytes
+/// for `uploadAsset`/`getAsset`, server-sent events for `subscribeZone`; every request carries
+/// a fresh did:key service-auth JWT whose `lxm` is the method's NSID (built by the same
+/// `XRPCRequestBuilder` as `DeliveryClient`). The service's error names map onto
+/// ``ZoneError`` codes (`ChangeTokenExpired` → ``ZoneError/Code/changeTokenExpired``, …);
+/// answers are size-capped and checked (records against ``ZoneRules``, asset bytes against
+/// their hash), so a broken or hostile server yields a typed error, never a bad value.
+///
+/// ```swift
+/// let store = HTTPZoneStore(baseURL: "http://127.0.0.1:8080", serviceDID: serviceDID, signer: signer)
+/// _ = try await store.createZone("doc_\(convoId)", convoId: convoId)
+/// ```
+public struct HTTPZoneStore: ZoneStore {
+    public let baseURL: String
+    public let serviceDID: String
+    public let signer: ServiceAuthSigner
+    public let httpClient: HTTPClient
+    public var timeout: TimeAmount = .seconds(60)
+
+    /// JSON answers above this are refused (1000 records of ~1 KiB with room to spare).
+    static let maximumJSONResponseBytes = 16 << 20
+    /// Error bodies above this are not read.
+    static let maximumErrorBodyBytes = 64 << 10
+    /// Bytes an event stream may send without completing an event.
+    static let maximumPendingEventBytes = 1 << 20
+
+    /// - Parameters:
+    ///   - baseURL: e.g. `http://127.0.0.1:8080`.
+    ///   - serviceDID: the `aud` the service expects.
+    ///   - signer: the caller's did:key identity.
+    public init(baseURL: String, serviceDID: String, signer: ServiceAuthSigner, httpClient: HTTPClient = .shared) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.serviceDID = serviceDID
+        self.signer = signer
+        self.httpClient = httpClient
+    }
+
+    private var requests: XRPCRequestBuilder { XRPCRequestBuilder(baseURL: baseURL, serviceDID: serviceDID, signer: signer) }
+
+    // MARK: ZoneStore
+
+    public func createZone(_ zoneId: String, convoId: String?) async throws -> ZoneInfo {
+        try ZoneRules.checkZoneId(zoneId)
+        let output: ZoneWire.CreateZoneOutput = try await procedure(.createZone, ZoneWire.CreateZoneInput(zoneId: zoneId, convoId: convoId))
+        guard output.zone.zoneId == zoneId else { throw ZoneError(.invalidResponse, "createZone answered for another zone") }
+        return ZoneInfo(zoneId: output.zone.zoneId, owner: output.zone.owner, kind: output.zone.kind, createdAt: output.zone.createdAt)
+    }
+
+    public func deleteZone(_ zoneId: String) async throws {
+        try ZoneRules.checkZoneId(zoneId)
+        let _: ZoneWire.EmptyOutput = try await procedure(.deleteZone, ZoneWire.ZoneRefInput(zoneId: zoneId))
+    }
+
+    public func uploadAsset(zoneId: String, bytes: [UInt8]) async throws -> ZoneAsset {
+        try ZoneRules.checkZoneId(zoneId)
+        try ZoneRules.checkAssetBytes(bytes.count)
+        let expected = ZoneAsset(of: bytes)
+        var request = try requests.request(path: ZoneMethod.uploadAsset.path, query: [("zoneId", zoneId)], method: .POST,
+                                           lxm: ZoneMethod.uploadAsset.nsid)
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let answer: ZoneWire.AssetOutput = try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+        guard answer == expected else {
+            throw ZoneError(.invalidResponse, "uploadAsset answered \(answer.hash.prefix(64)) (\(answer.size) bytes), sent \(expected.hash)")
+        }
+        return answer
+    }
+
+    public func fetchAsset(zoneId: String, hash: String) async throws -> [UInt8] {
+        try ZoneRules.checkZoneId(zoneId)
+        guard SHA256Hex.isValid(hash) else { throw ZoneError(.invalidArgument, "asset hash is not lowercase hex SHA-256") }
+        let request = try requests.request(path: ZoneMethod.getAsset.path, query: [("zoneId", zoneId), ("hash", hash)], method: .GET,
+                                           lxm: ZoneMethod.getAsset.nsid)
+        let body = try await execute(request, limit: ZoneLimits.maximumAssetBytes)
+        let bytes = Array(body.readableBytesView)
+        guard SHA256Hex.digest(bytes) == hash else { throw ZoneError(.assetCorrupt, "getAsset bytes do not hash to \(hash)") }
+        return bytes
+    }
+
+    public func saveRecords(zoneId: String, _ drafts: [ZoneRecordDraft]) async throws -> [ZoneRecord] {
+        try ZoneRules.checkZoneId(zoneId)
+        try ZoneRules.checkBatch(drafts)
+        let output: ZoneWire.RecordsOutput = try await procedure(
+            .saveRecords, ZoneWire.SaveRecordsInput(zoneId: zoneId, records: drafts.map(ZoneWire.RecordInput.init)))
+        let records = try output.records.map { try $0.record() }
+        guard records.map(\.recordName) == drafts.map(\.recordName),
+              zip(records, drafts).allSatisfy({ $0.asset.hash == $1.asset.reference.hash }) else {
+            throw ZoneError(.invalidResponse, "saveRecords answered other records than it was sent")
+        }
+        return records
+    }
+
+    public func fetchChanges(zoneId: String, since: ZoneChangeToken?, limit: Int) async throws -> ZoneChangeBatch {
+        try ZoneRules.checkZoneId(zoneId)
+        try ZoneRules.checkLimit(limit)
+        var query = [("zoneId", zoneId), ("limit", String(limit))]
+        if let since { query.append(("since", since.rawValue)) }
+        let output: ZoneWire.FetchChangesOutput = try await self.query(.fetchChanges, query)
+        guard output.records.count <= ZoneLimits.fetchLimitRange.upperBound,
+              !output.changeToken.isEmpty, output.changeToken.utf8.count <= ZoneWire.maximumChangeTokenBytes else {
+            throw ZoneError(.invalidResponse, "fetchChanges answer out of bounds")
+        }
+        return ZoneChangeBatch(records: try output.records.map { try $0.record() },
+                               changeToken: ZoneChangeToken(rawValue: output.changeToken), moreComing: output.moreComing)
+    }
+
+    public func record(zoneId: String, named recordName: String) async throws -> ZoneRecord {
+        try ZoneRules.checkZoneId(zoneId)
+        try ZoneRules.checkRecordName(recordName)
+        let output: ZoneWire.GetRecordOutput = try await query(.getRecord, [("zoneId", zoneId), ("recordName", recordName)])
+        let record = try output.record.record()
+        guard record.recordName == recordName else { throw ZoneError(.invalidResponse, "getRecord answered another record") }
+        return record
+    }
+
+    public func deleteRecords(zoneId: String, names: [String]) async throws -> [String] {
+        try ZoneRules.checkZoneId(zoneId)
+        try ZoneRules.checkNames(names)
+        let output: ZoneWire.DeleteRecordsOutput = try await procedure(.deleteRecords, ZoneWire.DeleteRecordsInput(zoneId: zoneId, recordNames: names))
+        let asked = Set(names)
+        guard output.deleted.allSatisfy(asked.contains) else { throw ZoneError(.invalidResponse, "deleteRecords answered names it was not sent") }
+        return output.deleted
+    }
+
+    /// Opens `subscribeZone` and returns once the service accepted it (the stream is live).
+    /// The sequence ends when the service closes the stream; subscribe again to go on.
+    public func subscribe(zoneId: String) async throws -> AsyncThrowingStream<ZoneChangeNotification, any Error> {
+        try ZoneRules.checkZoneId(zoneId)
+        var request = try requests.request(path: ZoneMethod.subscribeZone.path, query: [("zoneId", zoneId)], method: .GET,
+                                           lxm: ZoneMethod.subscribeZone.nsid)
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(request, deadline: .distantFuture)
+        } catch {
+            throw ZoneError(.transport, "\(error)")
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: Self.maximumErrorBodyBytes)) ?? ByteBuffer()
+            throw Self.error(status: Int(response.status.code), body: body)
+        }
+        let (stream, continuation) = AsyncThrowingStream<ZoneChangeNotification, any Error>.makeStream()
+        let task = Task {
+            do {
+                var parser = ServerSentEventParser()
+                var pendingBytes = 0
+                for try await chunk in response.body {
+                    let events = parser.feed(chunk.readableBytesView)
+                    pendingBytes = events.isEmpty ? pendingBytes + chunk.readableBytes : 0
+                    guard pendingBytes <= Self.maximumPendingEventBytes else {
+                        throw ZoneError(.invalidResponse, "event stream sent over \(Self.maximumPendingEventBytes) bytes without an event")
+                    }
+                    for event in events where event.event == "changed" {
+                        guard let changed = try? WireJSON.decoder().decode(ZoneWire.ChangedEvent.self, from: Data(event.data.utf8)),
+                              changed.zoneId == zoneId, changed.changeToken.utf8.count <= ZoneWire.maximumChangeTokenBytes
+                        else { throw ZoneError(.invalidResponse, "undecodable changed event") }
+                        continuation.yield(ZoneChangeNotification(zoneId: zoneId, changeToken: ZoneChangeToken(rawValue: changed.changeToken)))
+                    }
+                }
+                continuation.finish()
+            } catch let error as ZoneError {
+                continuation.finish(throwing: error)
+            } catch {
+                continuation.finish(throwing: Task.isCancelled ? CancellationError() : ZoneError(.transport, "\(error)"))
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// The caller's zones and bytes against the service's quota (not part of ``ZoneStore``:
+    /// only a service has quotas).
+    public func usage() async throws -> ZoneUsage {
+        let output: ZoneWire.UsageOutput = try await query(.getUsage, [])
+        guard output.quotaBytes >= 0, output.zones.count <= 100_000,
+              output.zones.allSatisfy({ $0.records >= 0 && $0.bytes >= 0 && $0.zoneId.utf8.count <= 1024 }) else {
+            throw ZoneError(.invalidResponse, "getUsage answer out of bounds")
+        }
+        return ZoneUsage(zones: output.zones.map { ZoneUsage.Zone(zoneId: $0.zoneId, records: $0.records, bytes: $0.bytes) },
+                         quotaBytes: output.quotaBytes)
+    }
+
+    // MARK: Transport
+
+    private func procedure<Input: Encodable, Output: Decodable>(_ method: ZoneMethod, _ input: Input) async throws -> Output {
+        var request = try requests.request(path: method.path, query: [], method: .POST, lxm: method.nsid)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try WireJSON.encoder().encode(input)))
+        return try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+    }
+
+    private func query<Output: Decodable>(_ method: ZoneMethod, _ query: [(String, String)]) async throws -> Output {
+        let request = try requests.request(path: method.path, query: query, method: .GET, lxm: method.nsid)
+        return try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+    }
+
+    /// The body of a 200 answer of at most `limit` bytes; any other answer as a ``ZoneError``.
+    private func execute(_ request: HTTPClientRequest, limit: Int) async throws -> ByteBuffer {
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(request, timeout: timeout)
+        } catch {
+            throw ZoneError(.transport, "\(error)")
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: Self.maximumErrorBodyBytes)) ?? ByteBuffer()
+            throw Self.error(status: Int(response.status.code), body: body)
+        }
+        do {
+            return try await response.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw ZoneError(.invalidResponse, "answer over \(limit) bytes", httpStatus: 200)
+        } catch {
+            throw ZoneError(.transport, "\(error)")
+        }
+    }
+
+    private func decode<Output: Decodable>(_ body: ByteBuffer) throws -> Output {
+        do {
+            return try WireJSON.decoder().decode(Output.self, from: body)
+        } catch {
+            throw ZoneError(.invalidResponse, "undecodable answer: \(String(describing: error).prefix(200))", httpStatus: 200)
+        }
+    }
+
+    /// The ``ZoneError`` for an error answer: by the contract's error name, else by status.
+    static func error(status: Int, body: ByteBuffer) -> ZoneError {
+        guard let decoded = try? JSONDecoder().decode(XRPCErrorBody.self, from: body) else {
+            return ZoneError(.server, "HTTP \(status) without an error body", httpStatus: status)
+        }
+        let message = String(decoded.message.prefix(200))
+        let code: ZoneError.Code
+        switch decoded.error {
+        case "ZoneNotFound": code = .zoneNotFound
+        case "RecordNotFound": code = .recordNotFound
+        case "AssetNotFound": code = .assetNotFound
+        case "RecordExists": code = .recordExists
+        case "ZoneExists": code = .zoneExists
+        case "ChangeTokenExpired": code = .changeTokenExpired
+        case "PayloadTooLarge": code = .payloadTooLarge
+        case "QuotaExceeded": code = .quotaExceeded
+        case "Gone": code = .gone
+        default:
+            switch status {
+            case 400: code = .invalidArgument
+            case 401, 403: code = .forbidden
+            case 413: code = .payloadTooLarge
+            default: code = .server
+            }
+        }
+        return ZoneError(code, "\(decoded.error.prefix(64)): \(message)", httpStatus: status)
+    }
+}

@@ -1,0 +1,21 @@
+/// Every method of the zone service API (`app.imprint.zone.*`), with its NSID and HTTP kind.
+enum ZoneMethod: String, CaseIterable, Sendable {
+    case createZone, deleteZone, uploadAsset, saveRecords, fetchChanges, getRecord, getAsset
+    case deleteRecords, subscribeZone, getUsage
+
+    static let namespace = "app.imprint.zone"
+
+    /// The NSID, e.g. `app.imprint.zone.saveRecords`; also the service-auth JWT's `lxm`.
+    var nsid: String { "\(Self.namespace).\(rawValue)" }
+
+    /// `/xrpc/<nsid>`.
+    var path: String { "/xrpc/\(nsid)" }
+
+    /// Procedures are `POST`, queries `GET`.
+    var isProcedure: Bool {
+        switch self {
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords: true
+        case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
+        }
+    }
+}
