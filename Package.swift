@@ -205,6 +205,7 @@ let package = Package(
             name: "ImprintZoneServiceTests",
             dependencies: [
                 "ImprintZoneService",
+                "ImprintZones",
                 "ImprintServer",
                 "ImprintDelivery",
                 "ImprintServerTestSupport",

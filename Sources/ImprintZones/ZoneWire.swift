@@ -57,7 +57,8 @@ enum ZoneWire {
         var recordName: String
         var recordType: String
         var fields: ZoneRecordFields
-        var asset: ZoneAsset
+        /// Absent on a tombstone from the zone service (a deleted record has no content).
+        var asset: ZoneAsset?
         var changeToken: String
         var savedAt: Date
         var deleted: Bool
@@ -74,6 +75,9 @@ enum ZoneWire {
 
         /// The record, if every part keeps the rules.
         func record() throws -> ZoneRecord {
+            guard let asset = asset ?? (deleted ? ZoneAsset(of: []) : nil) else {
+                throw ZoneError(.invalidResponse, "record without an asset", recordName: recordName)
+            }
             do {
                 try ZoneRules.checkRecordName(recordName)
                 try ZoneRules.checkRecordType(recordType, recordName: recordName)
