@@ -145,7 +145,11 @@ public struct BundleLayout: Sendable, Equatable {
                     inventory.record(toolFile, at: path) { Self.role(ofName: $0, fileExtension: fileExtension) != .ignored }
                     continue
                 }
-                guard POSIX.isRegularFile(path) else { continue }
+                guard POSIX.isRegularFile(path) else {
+                    // A directory, FIFO or link where a device's file belongs: damage, reported.
+                    if case .canonical = Self.role(ofName: name, fileExtension: fileExtension) { inventory.wrongType.append(path) }
+                    continue
+                }
                 let entry: BundleInventory.DeviceFile
                 switch Self.role(ofName: name, fileExtension: fileExtension) {
                 case .canonical(let device): entry = .init(path: path, device: device, conflictCopy: nil)
@@ -191,6 +195,9 @@ public struct BundleInventory: Sendable, Equatable {
     /// Sync-tool downloads in progress of a data file or of metadata.json (their paths): the
     /// file they will become is still on its way.
     public var downloading: [String] = []
+    /// Canonical log or snapshot names held by something other than a regular file (a
+    /// directory, a FIFO, a symlink): damage, never read or written through.
+    public var wrongType: [String] = []
     /// Damaged logs moved aside by a writer (`ChangeLogWriter`): kept for inspection, never
     /// merged, never deleted by tidying.
     public var quarantined: [String] = []

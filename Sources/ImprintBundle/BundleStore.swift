@@ -169,6 +169,15 @@ public final class BundleStore: @unchecked Sendable {
             }
             logReports.append(report)
         }
+        for path in inventory.wrongType {
+            let name = POSIX.lastComponent(of: path)
+            let isLog = name.hasSuffix("." + BundleLayout.logExtension)
+            let device = (try? DeviceID(String(name.prefix { $0 != "." }))) ?? (try! DeviceID("unknown"))
+            let report = BundleContents.FileReport(
+                path: path, device: device, isConflictCopy: false, records: 0, droppedBytes: 0,
+                error: BundleError(.corrupt, "\(POSIX.fileTypeName(path)) where a \(isLog ? "change log" : "snapshot") file belongs", path: path))
+            if isLog { logReports.append(report) } else { snapshotReports.append(report) }
+        }
         var contents = BundleContents(metadata: metadata, snapshots: snapshots, changes: changes,
                                       logReports: logReports, snapshotReports: snapshotReports)
         contents.arrivalNotes = inventory.arrivalNotes

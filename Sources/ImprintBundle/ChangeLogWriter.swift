@@ -179,7 +179,10 @@ public final class ChangeLogWriter: @unchecked Sendable {
     /// (compaction by another process). Creates the file when missing.
     private func reopenIfReplaced() throws {
         var st = stat()
-        let exists = stat(path, &st) == 0
+        let exists = lstat(path, &st) == 0
+        if exists, (st.st_mode & S_IFMT) != S_IFREG {
+            throw BundleError(.corrupt, "\(POSIX.fileTypeName(path)) where this device's change log belongs", path: path)
+        }
         if fd >= 0, exists, UInt64(st.st_dev) == openedInode.dev, UInt64(st.st_ino) == openedInode.ino {
             return
         }

@@ -141,6 +141,20 @@ enum POSIX {
         return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// "a directory", "a FIFO", "a symbolic link", … for what `path` is (not following links).
+    static func fileTypeName(_ path: String) -> String {
+        guard let mode = lstatMode(path) else { return "nothing" }
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device file"
+        case S_IFREG: return "a regular file"
+        default: return "an unknown file type"
+        }
+    }
+
     static func isRegularFile(_ path: String) -> Bool {
         guard let mode = lstatMode(path) else { return false }
         return (mode & S_IFMT) == S_IFREG

@@ -18,6 +18,7 @@ extension DocumentBundle {
         var ingest = Ingest()
         try ingest.update(document, from: contents, skipping: loadedHashes)
         warnings = ingest.warnings
+        damage = ingest.damage
         metadata = contents.metadata
         loadedHashes.formUnion(contents.knownHashes)
         for (hash, source) in contents.sources where changeSources[hash] == nil {

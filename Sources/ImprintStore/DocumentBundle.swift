@@ -21,6 +21,22 @@ public final class DocumentBundle {
     /// Non-fatal problems seen while loading: torn tails of logs in transit, damaged conflict
     /// copies. Each is one line.
     public internal(set) var warnings: [String] = []
+    /// Damage in this bundle's own files that may hide changes (damaged snapshots, damaged
+    /// stretches of logs, snapshots that disagree with the logs), one line each.
+    public internal(set) var damage: [String] = []
+
+    /// Why the document is known to be incomplete, or nil: some changes wait for changes
+    /// that no file of the bundle holds (a snapshot or log was damaged or removed, or another
+    /// device's files have not all arrived). What `text` shows is then only part of the
+    /// document; the CLI refuses to read or edit it without `--allow-incomplete`.
+    public var incompleteness: String? {
+        let waiting = document.pendingChangeCount
+        guard waiting > 0 else { return nil }
+        var text = "\(waiting) change\(waiting == 1 ? "" : "s") wait for changes this bundle does not hold"
+        text += damage.isEmpty ? " (other devices' files may not all have arrived)" : " (damage: \(damage.joined(separator: "; ")))"
+        return text
+    }
+
     /// Every device with a change log or snapshot in the bundle (for attributing changes).
     public internal(set) var devices: Set<DeviceID> = []
 
@@ -89,9 +105,16 @@ public final class DocumentBundle {
         let actor = actor ?? Self.newActor(for: device)
         var ingest = Ingest()
         let document = try ingest.build(from: contents, actor: actor)
-        let body = try DocumentSchema.body(of: document)
+        let body: ObjectID
+        do {
+            body = try DocumentSchema.body(of: document)
+        } catch .incomplete(let reason) where !ingest.damage.isEmpty {
+            // Not "still arriving": the bundle is damaged and what is left lacks the body.
+            throw .corrupt("\(reason), and the bundle is damaged: \(ingest.damage.joined(separator: "; "))", path: path)
+        }
         let bundle = DocumentBundle(store: store, document: document, body: body, metadata: contents.metadata)
         bundle.warnings = ingest.warnings
+        bundle.damage = ingest.damage
         bundle.loadedHashes = contents.knownHashes
         bundle.changeSources = contents.sources
         bundle.devices = Set((contents.logReports + contents.snapshotReports).map(\.device)).union([device])

@@ -8,9 +8,40 @@ struct Ingest {
     /// One line per tolerated problem.
     var warnings: [String] = []
 
-    /// A new document holding everything in `contents`.
+    /// Files whose damage may hide changes (damaged snapshots, damaged stretches of logs,
+    /// snapshots that disagree with the logs), one line each.
+    var damage: [String] = []
+
+    /// A new document holding everything in `contents`. A snapshot that does not load, or
+    /// that disagrees with the logs (a change whose actor and sequence number the logs hold
+    /// with another hash: forged or damaged), is ignored with a warning; the logs win.
     mutating func build(from contents: BundleContents, actor: ActorID) throws(StoreError) -> Document {
         try checkReports(contents)
+        do {
+            return try buildTrustingSnapshots(contents, actor: actor)
+        } catch let error {
+            guard case .engine(let engineError) = error, engineError.code == .duplicateSequence,
+                  !contents.snapshots.isEmpty else { throw error }
+        }
+        // Some snapshot disagrees with the logs. Rebuild from the logs alone, then add each
+        // snapshot only if it merges without conflict (tried on a fork first).
+        var document = Document(actor: actor)
+        try apply(contents.changes, to: document)
+        for snapshot in contents.snapshots.sorted(by: { $0.file.coveredChanges.count > $1.file.coveredChanges.count }) {
+            do {
+                let trial = try document.fork(actor: actor)
+                try trial.merge(snapshot.file.snapshot)
+                document = trial
+            } catch {
+                let line = "\(snapshot.path) disagrees with the logs (\(StoreError.wrap(error))): ignored as forged or damaged; the logs' changes are kept"
+                warnings.append(line)
+                damage.append(line)
+            }
+        }
+        return document
+    }
+
+    private mutating func buildTrustingSnapshots(_ contents: BundleContents, actor: ActorID) throws(StoreError) -> Document {
         var document: Document?
         var covered = Set<ImprintBundle.ChangeHash>()
         // The largest snapshot first: smaller ones are then usually covered and skipped.
@@ -79,12 +110,23 @@ struct Ingest {
         }
     }
 
+    /// A snapshot that does not load or merge is ignored: the other snapshots and the logs
+    /// stand in for it.
     private mutating func tolerate(_ snapshot: BundleContents.LoadedSnapshot, _ error: any Error) throws(StoreError) {
         let wrapped = StoreError.wrap(error)
-        guard snapshot.isConflictCopy else {
-            throw .corrupt("snapshot does not load: \(wrapped)", path: snapshot.path)
+        if case .engine(let e) = wrapped, e.code == .duplicateSequence {
+            let line = "\(snapshot.path) disagrees with the logs (\(wrapped)): ignored as forged or damaged; the logs' changes are kept"
+            warnings.append(line)
+            if !snapshot.isConflictCopy { damage.append(line) }
+            return
         }
-        warnings.append("ignored damaged conflict copy \(snapshot.path): \(wrapped)")
+        if snapshot.isConflictCopy {
+            warnings.append("ignored damaged conflict copy \(snapshot.path): \(wrapped)")
+        } else {
+            let line = "snapshot \(snapshot.path) does not load (\(wrapped)): ignored; the other snapshots and the logs are used"
+            warnings.append(line)
+            damage.append(line)
+        }
     }
 
     private mutating func checkReports(_ contents: BundleContents, asCopy: Bool = false) throws(StoreError) {
@@ -94,12 +136,20 @@ struct Ingest {
         for path in contents.quarantined {
             warnings.append("quarantined: \(path) holds a damaged log moved aside whole; its intact changes were kept, it is never merged or deleted (inspect or remove it by hand)")
         }
+        for report in contents.snapshotReports where report.error != nil && !report.isConflictCopy && !asCopy {
+            // A damaged snapshot does not block the bundle: the logs and other snapshots stand in.
+            let line = "snapshot \(report.path) is damaged (\(report.error!)): ignored; the other snapshots and the logs are used"
+            warnings.append(line)
+            damage.append(line)
+        }
         for report in contents.logReports + contents.snapshotReports {
             if let error = report.error {
+                if contents.snapshotReports.contains(report) && !report.isConflictCopy && !asCopy { continue }
                 guard report.isConflictCopy || asCopy else { throw .bundle(error) }
                 warnings.append("ignored damaged conflict copy \(report.path): \(error)")
             } else if !report.damage.isEmpty {
                 let bytes = report.damage.reduce(Int64(0)) { $0 + Int64($1.range.count) }
+                if !report.isConflictCopy && !asCopy { damage.append("\(report.path) has damaged stretches") }
                 warnings.append("\(report.path) is damaged: \(bytes) bytes in \(report.damage.count) stretch(es) from byte \(report.damage[0].range.lowerBound) do not read; the intact frames around them were merged")
             } else if report.droppedBytes > 0 {
                 warnings.append("ignored \(report.droppedBytes) bytes at the end of \(report.path) (torn or still arriving)")

@@ -19,14 +19,14 @@ struct Edit: ParsableCommand {
     @Option(help: "The change message.") var message: String?
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var options: DeviceOptions
+    @OptionGroup var incomplete: IncompleteOptions
 
     func run() throws {
         let chosen = [insert != nil, delete != nil, set != nil, replaceWith != nil].filter { $0 }.count
         guard chosen == 1 else {
             throw CommandFailure.user("give exactly one of --insert, --delete, --set, --replace-with")
         }
-        let doc = try DocumentBundle.open(at: bundle, device: try options.resolve())
-        reportWarnings(doc)
+        let doc = try incomplete.open(bundle, device: try options.resolve())
         var splices = 0
         if let position = insert {
             guard let text = operand else { throw CommandFailure.user("--insert needs a position and a text") }

@@ -8,10 +8,10 @@ struct Show: ParsableCommand {
     @Argument(help: "The bundle.") var bundle: String
     @Flag(help: "Print one JSON object (the default and only form).") var json = false
     @OptionGroup var options: DeviceOptions
+    @OptionGroup var incomplete: IncompleteOptions
 
     func run() throws {
-        let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
-        reportWarnings(doc)
+        let doc = try incomplete.open(bundle, device: options.resolveForReading())
         print(try doc.jsonValue().serialized)
     }
 }

@@ -21,6 +21,7 @@ struct Sync: ParsableCommand {
         let report = try doc.sync(compact: compact, settle: try SettlePolicy(seconds: settle))
         progress.finish()
         reportWarnings(doc)
+        if let reason = doc.incompleteness { warnIncomplete(reason) }
         if json {
             var fields = syncJSON(report)
             fields["warnings"] = .array(doc.warnings.map(JSON.string))

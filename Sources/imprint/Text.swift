@@ -9,10 +9,10 @@ struct Text: ParsableCommand {
     @Argument(help: "The bundle.") var bundle: String
     @Flag(help: "Print one JSON object {\"text\": ...} instead.") var json = false
     @OptionGroup var options: DeviceOptions
+    @OptionGroup var incomplete: IncompleteOptions
 
     func run() throws {
-        let doc = try DocumentBundle.open(at: bundle, device: options.resolveForReading())
-        reportWarnings(doc)
+        let doc = try incomplete.open(bundle, device: options.resolveForReading())
         let text = try doc.text()
         if json { printJSON(["text": .string(text)]) } else { writeOut(text) }
     }

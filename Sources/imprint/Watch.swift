@@ -61,6 +61,7 @@ struct Watch: ParsableCommand {
     private func mergeOnce(_ doc: DocumentBundle, settle: SettlePolicy, previouslyKept: [String: String]) throws -> SyncReport {
         let report = try doc.sync(settle: settle)
         reportWarnings(doc)
+        if let reason = doc.incompleteness { warnIncomplete(reason) }
         let newlyKept = report.kept.filter { previouslyKept[$0.key] != $0.value }
         guard report.changesMerged > 0 || !report.removed.isEmpty || !newlyKept.isEmpty else { return report }
         let stamp = ISO8601DateFormatter().string(from: Date())
