@@ -17,6 +17,11 @@ enum ArchiveEntryPath {
         guard raw.utf8.count <= limits.maxPathLength else { throw escape("path longer than \(limits.maxPathLength) bytes") }
         guard !raw.hasPrefix("/") else { throw escape("absolute path") }
         guard !raw.contains("\\") else { throw escape("backslash in path") }
+        // Control characters (a newline, a NUL smuggled into a pax or zip name, an escape
+        // sequence) have no place in a bundle's file names and fool readers of listings.
+        if let control = raw.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw escape("control character U+\(String(control.value, radix: 16, uppercase: true)) in name")
+        }
         let utf8 = Array(raw.utf8)
         if utf8.count >= 2, utf8[1] == UInt8(ascii: ":"),
            (65...90).contains(utf8[0]) || (97...122).contains(utf8[0]) {

@@ -170,6 +170,7 @@ public enum BundleArchive {
             probe = POSIX.parentDirectory(of: probe)
         }
         try POSIX.makeDirectories(parent)
+        removeAbandonedStaging(for: destination)
         let staging = AtomicFile.temporaryPath(for: destination)
         do {
             try POSIX.makeDirectory(staging, mode: 0o700)
@@ -191,6 +192,21 @@ public enum BundleArchive {
         }
     }
 
+    /// Removes staging folders of earlier unarchives into `destination` whose process is gone
+    /// (killed or crashed mid-way): `.NAME.tmp-PID-RANDOM` beside it, PID not running.
+    static func removeAbandonedStaging(for destination: String) {
+        let parent = POSIX.parentDirectory(of: destination)
+        let prefix = "." + POSIX.lastComponent(of: destination) + ".tmp-"
+        guard let names = try? POSIX.listDirectory(parent) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH, POSIX.isDirectory(parent + "/" + name) {
+                try? POSIX.removeTree(parent + "/" + name)
+            }
+        }
+    }
+
     private static func extract(_ archivePath: String, into staging: String, limits: ArchiveLimits) throws -> Extraction {
         guard let a = archive_read_new() else { throw BundleError(.archiveLibrary, "archive_read_new failed") }
         defer { archive_read_free(a) }
@@ -200,6 +216,9 @@ public enum BundleArchive {
         let archiveFD = try POSIX.open(archivePath, O_RDONLY)
         defer { POSIX.close(archiveFD) }
         try check(a, archive_read_open_fd(a, archiveFD, ioChunk), archivePath)
+        // The expansion bound for this archive: by total and by ratio to its size.
+        var limits = limits
+        limits.maxTotalBytes = limits.maxContentBytes(forArchiveOf: try POSIX.fileSize(archiveFD, path: archivePath))
 
         var result = Extraction(files: 0, directories: 0, bytes: 0)
         var entries = 0
@@ -239,6 +258,9 @@ public enum BundleArchive {
                     throw BundleError(.archivePathEscape, "hard link \"\(raw.prefix(200))\" points outside the bundle (\"\(linkRaw.prefix(200))\")", path: archivePath)
                 }
                 let linkRelative = linkParts.joined(separator: "/")
+                guard !extractedFiles.contains(relative) else {
+                    throw BundleError(.corrupt, "entry \"\(raw.prefix(200))\" appears twice", path: archivePath)
+                }
                 guard extractedFiles.contains(linkRelative) else {
                     throw BundleError(.archivePathEscape, "hard link \"\(raw.prefix(200))\" points to \"\(linkRaw.prefix(200))\", not a file extracted before it", path: archivePath)
                 }
@@ -256,6 +278,10 @@ public enum BundleArchive {
                 result.directories += 1
             case typeRegular:
                 try makeParents(parts, staging: staging, created: &createdDirectories, limits: limits)
+                if extractedFiles.contains(relative) {
+                    // Two entries for one name (metadata.json twice): which is the bundle's?
+                    throw BundleError(.corrupt, "entry \"\(raw.prefix(200))\" appears twice", path: archivePath)
+                }
                 if createdDirectories.contains(relative) {
                     throw BundleError(.corrupt, "entry \"\(raw.prefix(200))\" is both a directory and a file", path: archivePath)
                 }

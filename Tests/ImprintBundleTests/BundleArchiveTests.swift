@@ -184,7 +184,43 @@ func craftArchive(_ path: String, _ entries: [CraftedEntry], format: CraftedForm
         HostileCase(label: "no bundle inside", code: .corrupt, format: .tarZstd, limits: .default) {
             [CraftedEntry(path: "readme.txt", data: [1])]
         },
+        // A 1 MB archive must not expand to 1 GB: bounded by ratio as well as by total.
+        HostileCase(label: "ratio bomb under the total cap", code: .archiveLimitExceeded, format: .tarZstd,
+                    limits: ArchiveLimits(maxExpansionRatio: 100, ratioFloorBytes: 1 << 20)) {
+            [metadataEntry, CraftedEntry(path: "assets/bomb", zeros: 16 << 20)]
+        },
+        HostileCase(label: "zip ratio bomb", code: .archiveLimitExceeded, format: .zip,
+                    limits: ArchiveLimits(maxExpansionRatio: 100, ratioFloorBytes: 1 << 20)) {
+            [metadataEntry, CraftedEntry(path: "assets/bomb", zeros: 16 << 20)]
+        },
+        HostileCase(label: "metadata.json twice", code: .corrupt, format: .tarZstd, limits: .default) {
+            [metadataEntry, CraftedEntry(path: "metadata.json", data: Array("{\"documentId\":\"other\"}".utf8))]
+        },
+        HostileCase(label: "zip with metadata.json twice", code: .corrupt, format: .zip, limits: .default) {
+            [metadataEntry, CraftedEntry(path: "./metadata.json", data: Array("{}".utf8))]
+        },
+        HostileCase(label: "newline in a name", code: .archivePathEscape, format: .tarZstd, limits: .default) {
+            [metadataEntry, CraftedEntry(path: "assets/evil\nname", data: [1])]
+        },
+        HostileCase(label: "escape sequence in a zip name", code: .archivePathEscape, format: .zip, limits: .default) {
+            [metadataEntry, CraftedEntry(path: "assets/\u{1B}[2Jx", data: [1])]
+        },
     ]
+
+    @Test func anAbandonedStagingFolderIsRemovedByTheNextUnarchive() throws {
+        let dir = TemporaryDirectory("archive")
+        let layout = try makeBundle(dir)
+        try BundleArchive.archive(bundleAt: layout.root, to: dir.file("b.tar.zst"))
+        // What a SIGKILL during an earlier unarchive into out.imprint leaves: a staging folder
+        // of a process that no longer runs.
+        let abandoned = dir.file(".out.imprint.tmp-4194303-zz9")
+        try FileManager.default.createDirectory(atPath: abandoned + "/changes", withIntermediateDirectories: true)
+        let live = dir.file(".out.imprint.tmp-\(getpid())-live")
+        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+        try BundleArchive.unarchive(dir.file("b.tar.zst"), to: dir.file("out.imprint"))
+        #expect(!POSIX.exists(abandoned))
+        #expect(POSIX.exists(live), "a staging folder of a running process is left alone")
+    }
 
     @Test(arguments: hostile)
     func hostileArchivesAreRefusedAndLeaveNothing(_ c: HostileCase) throws {
