@@ -96,7 +96,11 @@ public enum AtomicFile {
 
     /// Reads a whole (small) file, refusing files larger than `limit`.
     public static func read(_ path: String, limit: Int = 64 << 20) throws -> [UInt8] {
-        let fd = try POSIX.open(path, O_RDONLY)
+        // A directory, FIFO or device where a file belongs is damage; a FIFO would also block.
+        if let mode = POSIX.lstatMode(path), (mode & S_IFMT) != S_IFREG {
+            throw BundleError(.corrupt, "\(POSIX.fileTypeName(path)) where a file belongs", path: path)
+        }
+        let fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK)
         defer { POSIX.close(fd) }
         let size = try POSIX.fileSize(fd, path: path)
         guard size <= Int64(limit) else {

@@ -63,7 +63,7 @@ public enum ChangeLogReader {
         at path: String,
         maxPayloadLength: Int = ChangeLogFormat.defaultMaxPayloadLength
     ) throws -> ChangeLogContents {
-        let fd = try POSIX.open(path, O_RDONLY)
+        let fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK)
         defer { POSIX.close(fd) }
         return try read(fd: fd, path: path, maxPayloadLength: maxPayloadLength)
     }
