@@ -35,6 +35,12 @@ let package = Package(
         // MARK: end Delivery
     ],
     targets: [
+        // MARK: Leaves
+        // The one JSON value type, hex codec and LEB128 every module shares. Foundation-free,
+        // no dependencies; not a product (re-exported where its types appear in public API).
+        .target(name: "ImprintEncoding"),
+        .testTarget(name: "ImprintEncodingTests", dependencies: ["ImprintEncoding", "ImprintTestSupport"]),
+
         // MARK: System libraries
         .systemLibrary(
             name: "CZstd",
@@ -46,16 +52,17 @@ let package = Package(
         .target(
             name: "ImprintCRDT",
             dependencies: [
+                "ImprintEncoding",
                 "CZstd",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "EditingTraces", "ImprintTestSupport"]),
+        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "ImprintEncoding", "EditingTraces", "ImprintTestSupport"]),
 
         // MARK: Test and benchmark support
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT"]),
+        .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT", "ImprintEncoding"]),
         // Helpers shared by the test targets: SplitMix64, TemporaryDirectory, testSeed.
         // Foundation only, no Imprint module; not a product.
         .target(name: "ImprintTestSupport"),
@@ -71,6 +78,7 @@ let package = Package(
         .target(
             name: "ImprintBundle",
             dependencies: [
+                "ImprintEncoding",
                 "CArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -87,6 +95,7 @@ let package = Package(
             name: "ImprintBundleTests",
             dependencies: [
                 "ImprintBundle",
+                "ImprintEncoding",
                 "CArchive",
                 "ImprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -110,17 +119,18 @@ let package = Package(
         // MARK: MLS
         .target(
             name: "ImprintMLS",
-            dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["ImprintEncoding", "ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
-        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),
+        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding"]),
 
         // MARK: Delivery
         .target(
             name: "ImprintDelivery",
             dependencies: [
+                "ImprintEncoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +141,7 @@ let package = Package(
         .target(
             name: "ImprintServer",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintDelivery",
                 "ImprintEd25519",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -192,6 +203,7 @@ let package = Package(
         .executableTarget(
             name: "imprint",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",
@@ -202,6 +214,7 @@ let package = Package(
         .executableTarget(
             name: "imprint-bench",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",

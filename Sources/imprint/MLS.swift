@@ -1,3 +1,4 @@
+import ImprintEncoding
 import ArgumentParser
 import Foundation
 import ImprintMLS
@@ -103,8 +104,8 @@ struct MLSInit: ParsableCommand {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             let keys = try cs.generateSignatureKeyPair()
-            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: hexString(keys.privateKey)))
-            try common.emit(hexString(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": hexString(keys.publicKey)])
+            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: Hex.encode(keys.privateKey)))
+            try common.emit(Hex.encode(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": Hex.encode(keys.publicKey)])
         }
     }
 }
@@ -125,7 +126,7 @@ struct MLSKeyPackage: ParsableCommand {
             let (kp, keys) = try KeyPackage.create(suite: cs, credential: identity.credential, signaturePrivateKey: key)
             try state.saveKeyPackage(kp, keys)
             try writeFileAtomically(out, MLSMessage.keyPackage(kp).tlsBytes)
-            let ref = hexString(try kp.reference())
+            let ref = Hex.encode(try kp.reference())
             try common.emit(ref, ["key_package_ref": ref, "out": out, "suite": Int(cs.rawValue)])
         }
     }
@@ -147,14 +148,14 @@ struct MLSCreateGroup: ParsableCommand {
             let cs = try resolveSuite(suite, identity: identity, signatureKey: key)
             let id: [UInt8]
             if let groupID {
-                guard let bytes = bytesFromHex(groupID), !bytes.isEmpty else { throw MLSCLIError.usage("--group-id must be non-empty hex") }
+                guard let bytes = Hex.decode(groupID), !bytes.isEmpty else { throw MLSCLIError.usage("--group-id must be non-empty hex") }
                 id = bytes
             } else {
                 id = randomBytes(16)
             }
             let group = try MLSGroup.create(suite: cs, groupID: id, credential: identity.credential, signaturePrivateKey: key)
             try state.saveGroup(group)
-            try common.emit(hexString(group.groupID), ["group_id": hexString(group.groupID), "epoch": group.epoch, "suite": Int(cs.rawValue)])
+            try common.emit(Hex.encode(group.groupID), ["group_id": Hex.encode(group.groupID), "epoch": group.epoch, "suite": Int(cs.rawValue)])
         }
     }
 }
@@ -223,7 +224,7 @@ struct MLSJoin: ParsableCommand {
             try state.saveGroup(group)
             // A KeyPackage is for one use: its private keys go once the group holds what it needs.
             unlink(file)
-            try common.emit("\(hexString(group.groupID)) \(group.epoch)", ["group_id": hexString(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
+            try common.emit("\(Hex.encode(group.groupID)) \(group.epoch)", ["group_id": Hex.encode(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
         }
     }
 }
@@ -294,7 +295,7 @@ struct MLSProcess: ParsableCommand {
                 }
             case let .proposal(reference):
                 try state.saveGroup(group)
-                try common.emit("proposal", ["kind": "proposal", "reference": hexString(reference), "epoch": group.epoch])
+                try common.emit("proposal", ["kind": "proposal", "reference": Hex.encode(reference), "epoch": group.epoch])
             case let .commit(epoch):
                 try state.saveGroup(group)
                 try common.emit("\(epoch)", ["kind": "commit", "epoch": epoch])
@@ -372,7 +373,7 @@ struct MLSExportSecret: ParsableCommand {
         try runMLSCommand {
             guard (1 ... 65535).contains(length) else { throw MLSCLIError.usage("--length must be in 1...65535") }
             let group = try common.state.loadGroup()
-            let secret = hexString(try group.exportSecret(label: label, context: Array(context.utf8), length: length))
+            let secret = Hex.encode(try group.exportSecret(label: label, context: Array(context.utf8), length: length))
             try common.emit(secret, ["secret": secret, "label": label, "context": context, "length": length, "epoch": group.epoch])
         }
     }
@@ -386,7 +387,7 @@ struct MLSEpoch: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let group = try common.state.loadGroup()
-            try common.emit("\(group.epoch)", ["epoch": group.epoch, "group_id": hexString(group.groupID)])
+            try common.emit("\(group.epoch)", ["epoch": group.epoch, "group_id": Hex.encode(group.groupID)])
         }
     }
 }

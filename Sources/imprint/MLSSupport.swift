@@ -1,3 +1,4 @@
+import ImprintEncoding
 import Foundation
 import ImprintMLS
 
@@ -51,41 +52,6 @@ private func fail(_ message: String, code: Int32) throws -> Never {
 }
 
 // MARK: Bytes
-
-/// Lowercase hex of `bytes`.
-func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-/// Bytes of a hex string (either case), or nil if it is not valid hex.
-func bytesFromHex(_ text: String) -> [UInt8]? {
-    let chars = Array(text.utf8)
-    guard chars.count % 2 == 0 else { return nil }
-    func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30 ... 0x39: c - 0x30
-        case 0x61 ... 0x66: c - 0x61 + 10
-        case 0x41 ... 0x46: c - 0x41 + 10
-        default: nil
-        }
-    }
-    var out = [UInt8]()
-    out.reserveCapacity(chars.count / 2)
-    var i = 0
-    while i < chars.count {
-        guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-        out.append(hi << 4 | lo)
-        i += 2
-    }
-    return out
-}
 
 /// Cryptographically random bytes.
 func randomBytes(_ count: Int) -> [UInt8] {
@@ -206,7 +172,7 @@ struct MLSStateDirectory {
             throw MLSCLIError.usage("\(path) has no identity; run `imprint mls init --name <n> --dir \(path)` first")
         }
         guard let identity = try? JSONDecoder().decode(MLSIdentity.self, from: data),
-              let key = bytesFromHex(identity.signaturePrivateKey)
+              let key = Hex.decode(identity.signaturePrivateKey)
         else { throw MLSCLIError.corrupt("\(identityPath) is corrupt") }
         guard identity.cipherSuite.isSupported, (try? identity.cipherSuite.signaturePublicKey(privateKey: key)) != nil else {
             throw MLSCLIError.corrupt("\(identityPath) holds an unusable signature key")
@@ -250,12 +216,12 @@ struct MLSStateDirectory {
         w.writeOpaque(keys.initKey)
         w.writeOpaque(keys.encryptionKey)
         try create()
-        try writeFileAtomically(keyPackageDirectory + "/\(hexString(try keyPackage.reference())).kp", w.bytes, private: true)
+        try writeFileAtomically(keyPackageDirectory + "/\(Hex.encode(try keyPackage.reference())).kp", w.bytes, private: true)
     }
 
     /// The stored KeyPackage whose reference is `ref`, with its private keys, if any.
     func keyPackage(reference ref: [UInt8], signatureKey: [UInt8]) throws -> (KeyPackage, KeyPackagePrivateKeys, path: String)? {
-        let file = keyPackageDirectory + "/\(hexString(ref)).kp"
+        let file = keyPackageDirectory + "/\(Hex.encode(ref)).kp"
         guard let data = FileManager.default.contents(atPath: file) else { return nil }
         do {
             var r = TLSReader([UInt8](data))
