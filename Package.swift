@@ -40,6 +40,10 @@ let package = Package(
         // no dependencies; not a product (re-exported where its types appear in public API).
         .target(name: "ImprintEncoding"),
         .testTarget(name: "ImprintEncodingTests", dependencies: ["ImprintEncoding", "ImprintTestSupport"]),
+        // POSIX file primitives: atomic files, file locks, directory watching. Used by bundles,
+        // the key store and zone folders without importing bundles or libarchive. Not a product.
+        .target(name: "ImprintFiles"),
+        .testTarget(name: "ImprintFilesTests", dependencies: ["ImprintFiles", "ImprintTestSupport"]),
 
         // MARK: System libraries
         .systemLibrary(
@@ -79,6 +83,7 @@ let package = Package(
             name: "ImprintBundle",
             dependencies: [
                 "ImprintEncoding",
+                "ImprintFiles",
                 "CArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -88,6 +93,7 @@ let package = Package(
             name: "imprint-bundle-testhelper",
             dependencies: [
                 "ImprintBundle",
+                "ImprintFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -96,6 +102,7 @@ let package = Package(
             dependencies: [
                 "ImprintBundle",
                 "ImprintEncoding",
+                "ImprintFiles",
                 "CArchive",
                 "ImprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),

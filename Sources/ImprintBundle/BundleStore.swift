@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import ImprintFiles
 
 /// One `.imprint` bundle as seen by one device: the engine-facing entry point.
 ///
@@ -205,6 +206,9 @@ public final class BundleStore: @unchecked Sendable {
                     contents = try ChangeLogReader.read(at: entry.path)
                 } catch let error as BundleError {
                     report.kept[entry.path] = "unreadable: \(error)"
+                    continue
+                } catch let error as FileError {
+                    report.kept[entry.path] = "unreadable: \(BundleError(error))"
                     continue
                 }
                 var missing: [ChangeRecord] = []

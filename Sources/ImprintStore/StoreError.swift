@@ -25,6 +25,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         switch error {
         case let e as StoreError: return e
         case let e as BundleError: return .bundle(e)
+        case let e as FileError: return .bundle(BundleError(e))
         case let e as CRDTError: return .engine(e)
         default: return .invalidRequest(String(describing: error))
         }

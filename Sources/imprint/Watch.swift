@@ -15,7 +15,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let device = try options.resolve()
-        let watcher = BundleWatcher(layout: BundleLayout(root: bundle), ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
+        let watcher = DirectoryWatcher<BundleFingerprint>(layout: BundleLayout(root: bundle), ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: .milliseconds(Int($0 * 1000))) }
         var fingerprint = try watcher.fingerprint()

@@ -9,6 +9,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct AssetStoreTests {
     @Test func addGetListRemoveAndDedupe() throws {

@@ -10,8 +10,8 @@ import Darwin
 /// (`.<name>.tmp-<pid>-<random>`), which is fsync'd, renamed over the target, and then the
 /// directory is fsync'd so the rename itself is durable. A reader sees either the old file
 /// or the new one, never a mix. A crash can leave a stale temporary behind; names starting
-/// with `.` and containing `.tmp-` are never bundle content and may be removed by
-/// `removeStaleTemporaries(in:)`.
+/// with `.` and containing `.tmp-` are never content (bundles, key files, zone folders skip
+/// them) and may be removed by `removeStaleTemporaries(in:)`. Failures throw `FileError`.
 public enum AtomicFile {
     /// Writes `bytes` to `path` atomically.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
@@ -100,7 +100,7 @@ public enum AtomicFile {
         defer { POSIX.close(fd) }
         let size = try POSIX.fileSize(fd, path: path)
         guard size <= Int64(limit) else {
-            throw BundleError(.tooLarge, "file is \(size) bytes, limit is \(limit)", path: path)
+            throw FileError(.tooLarge, "file is \(size) bytes, limit is \(limit)", path: path)
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         let n = try bytes.withUnsafeMutableBytes { try POSIX.pread(fd, $0, offset: 0, path: path) }
