@@ -120,7 +120,8 @@ let package = Package(
         // MARK: Signatures
         // Ed25519 verification with per-key precomputation, shared by MLS and the Delivery
         // Service. A leaf: swift-crypto only.
-        .target(name: "ImprintEd25519", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Also did:key (`DIDKey`), the Ed25519 public key as an identity string.
+        .target(name: "ImprintEd25519", dependencies: ["ImprintEncoding", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: MLS
@@ -133,11 +134,43 @@ let package = Package(
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
         .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding"]),
 
+        // MARK: Keys
+        // Device identity, key store at rest (SQLite, sealed secrets), forward-secure deletes.
+        .target(
+            name: "ImprintKeys",
+            dependencies: [
+                "ImprintEncoding",
+                "ImprintFiles",
+                "ImprintEd25519",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Child process driven by ImprintKeysTests (crash test, fixture generator).
+        .executableTarget(
+            name: "imprint-keys-testhelper",
+            dependencies: ["ImprintKeys", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "ImprintKeysTests",
+            dependencies: [
+                "ImprintKeys",
+                "ImprintEd25519",
+                "ImprintTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["Fixtures"]
+        ),
+        // MARK: End Keys
+
         // MARK: Delivery
         .target(
             name: "ImprintDelivery",
             dependencies: [
                 "ImprintEncoding",
+                "ImprintEd25519",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
