@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
-        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding"]),
+        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintKeys"]),
 
         // MARK: Keys
         // Device identity, key store at rest (SQLite, sealed secrets), forward-secure deletes.
@@ -244,6 +244,9 @@ let package = Package(
             name: "imprint",
             dependencies: [
                 "ImprintEncoding",
+                "ImprintFiles",
+                "ImprintEd25519",
+                "ImprintKeys",
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",

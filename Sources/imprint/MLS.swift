@@ -95,16 +95,16 @@ struct MLSInit: ParsableCommand {
             let cs = CipherSuite(rawValue: suite)
             guard cs.isSupported else { throw MLSCLIError.usage("unsupported cipher suite \(suite) (supported: 1, 2, 3)") }
             let state = common.state
-            guard !FileManager.default.fileExists(atPath: state.identityPath) else {
+            guard try !state.hasIdentity else {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             try state.create()
             try state.lock()
-            guard !FileManager.default.fileExists(atPath: state.identityPath) else {
+            guard try !state.hasIdentity else {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             let keys = try cs.generateSignatureKeyPair()
-            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: Hex.encode(keys.privateKey)))
+            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePublicKey: keys.publicKey, signaturePrivateKey: keys.privateKey))
             try common.emit(Hex.encode(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": Hex.encode(keys.publicKey)])
         }
     }
@@ -144,7 +144,7 @@ struct MLSCreateGroup: ParsableCommand {
             let state = common.state
             try state.lock()
             let (identity, key) = try state.loadIdentity()
-            guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
+            guard try !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             let cs = try resolveSuite(suite, identity: identity, signatureKey: key)
             let id: [UInt8]
             if let groupID {
@@ -202,7 +202,7 @@ struct MLSJoin: ParsableCommand {
             let state = common.state
             try state.lock()
             let (_, key) = try state.loadIdentity()
-            guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
+            guard try !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             guard case let .welcome(w) = try readMLSMessage(welcome) else { throw MLSCLIError.corrupt("\(welcome) is not a Welcome") }
             var ratchetTree: RatchetTreeNodes?
             if let tree {
@@ -212,18 +212,18 @@ struct MLSJoin: ParsableCommand {
                     throw MLSCLIError.corrupt("\(tree) is not a ratchet tree: \(error)")
                 }
             }
-            var found: (KeyPackage, KeyPackagePrivateKeys, path: String)?
+            var found: (KeyPackage, KeyPackagePrivateKeys)?
             for secrets in w.secrets where found == nil {
                 found = try state.keyPackage(reference: secrets.newMember, signatureKey: key)
             }
             guard let found else {
                 throw MLSCLIError.usage("the Welcome is not for any KeyPackage of \(state.path)")
             }
-            let (kp, keys, file) = found
+            let (kp, keys) = found
             let group = try MLSGroup.join(welcome: w, keyPackage: kp, privateKeys: keys, ratchetTree: ratchetTree)
             try state.saveGroup(group)
             // A KeyPackage is for one use: its private keys go once the group holds what it needs.
-            unlink(file)
+            try state.deleteKeyPackage(reference: try kp.reference())
             try common.emit("\(Hex.encode(group.groupID)) \(group.epoch)", ["group_id": Hex.encode(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
         }
     }
