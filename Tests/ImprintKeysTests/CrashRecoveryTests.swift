@@ -18,14 +18,7 @@ import Testing
     }
 
     func helper() throws -> String {
-        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = (exe as NSString).deletingLastPathComponent
-        for _ in 0..<3 {
-            let candidate = directory + "/imprint-keys-testhelper"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = (directory as NSString).deletingLastPathComponent
-        }
-        throw KeyStoreError.io
+        try #require(siblingExecutable("imprint-keys-testhelper"), "run `swift build --build-tests` first")
     }
 
     /// Reads "saved n" lines until `count` arrived (or the pipe closed); returns the last n.

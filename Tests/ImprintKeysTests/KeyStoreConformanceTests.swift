@@ -41,6 +41,8 @@ import Testing
             #expect(try reader.signatureKey(suite: 1, for: me) == signature, "seed \(seed)")
             #expect(try reader.signatureKey(suite: 2, for: me) == nil)
             #expect(try reader.keyPackagePrivateKey(reference: reference, for: me) == keyPackageSecret)
+            #expect(try reader.signatureKeys(for: me) == [signature])
+            #expect(try reader.keyPackageReferences(for: me) == [reference])
             #expect(try reader.groupState(convo: "convo-1", for: me) == GroupStateRecord(state: state, cursor: ProcessedCursor(epoch: 3, seq: 41)))
             #expect(try reader.groupState(convo: "convo-2", for: me) == nil)
             #expect(try reader.convos(for: me) == ["convo-1"])
@@ -62,9 +64,12 @@ import Testing
         #expect(try store.epochSecret(convo: "b", epoch: 1, for: me) == [9])
 
         try store.saveKeyPackagePrivateKey([1, 2, 3], reference: [0xAA], for: me)
+        try store.saveKeyPackagePrivateKey([4], reference: [0x0B], for: me)
+        #expect(try store.keyPackageReferences(for: me) == [[0x0B], [0xAA]])
         #expect(try store.deleteKeyPackagePrivateKey(reference: [0xAA], for: me))
         #expect(try !store.deleteKeyPackagePrivateKey(reference: [0xAA], for: me))
         #expect(try store.keyPackagePrivateKey(reference: [0xAA], for: me) == nil)
+        #expect(try store.keyPackageReferences(for: me) == [[0x0B]])
 
         try store.saveGroupState(GroupStateRecord(state: [1], cursor: .start), convo: "a", for: me)
         try store.deleteGroup(convo: "a", for: me)
@@ -93,6 +98,8 @@ import Testing
         #expect(try store.epochSecret(convo: "shared", epoch: 1, for: bob) == nil)
         #expect(try store.keyPackagePrivateKey(reference: [7], for: bob) == nil)
         #expect(try store.signatureKey(suite: 1, for: bob) == nil)
+        #expect(try store.signatureKeys(for: bob).isEmpty)
+        #expect(try store.keyPackageReferences(for: bob).isEmpty)
         #expect(try store.convos(for: bob).isEmpty)
 
         try store.saveGroupState(GroupStateRecord(state: [0xB1], cursor: ProcessedCursor(epoch: 9, seq: 9)), convo: "shared", for: bob)
