@@ -4,6 +4,11 @@
 /// Writers always produce the minimal encoding; `readUnsigned` accepts only that (a
 /// redundant trailing zero group is `nonMinimal`), so every value has exactly one spelling.
 /// Everything is `@inlinable`: the engine's encoder and decoder call these in their hot loops.
+/// `public`, not `package`: with `package` access this compiler (Swift 6.3) did not inline the
+/// writers into ImprintCRDT's release build (checked with `objdump -dr` on its objects: calls
+/// to `appendUnsigned` remained); with `public` only the specialised, out-of-line slow path
+/// of `readUnsigned` is called, as `ByteReader`'s private slow path was before. ImprintEncoding
+/// is not a product and is not re-exported, so apps still do not see it.
 ///
 /// ```swift
 /// var out: [UInt8] = []
@@ -11,10 +16,10 @@
 /// var offset = 0
 /// let v = try LEB128.readUnsigned(out, at: &offset, end: out.count) // 624_485, offset 3
 /// ```
-package enum LEB128 {
+public enum LEB128 {
     /// Appends `value` as unsigned LEB128.
     @inlinable @inline(__always)
-    package static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
+    public static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -25,19 +30,19 @@ package enum LEB128 {
 
     /// Appends `value` zig-zag encoded, so small negative numbers stay short.
     @inlinable @inline(__always)
-    package static func appendSigned(_ value: Int64, to out: inout [UInt8]) {
+    public static func appendSigned(_ value: Int64, to out: inout [UInt8]) {
         appendUnsigned(zigzagEncode(value), to: &out)
     }
 
     /// Maps 0, -1, 1, -2, … to 0, 1, 2, 3, ….
     @inlinable @inline(__always)
-    package static func zigzagEncode(_ value: Int64) -> UInt64 {
+    public static func zigzagEncode(_ value: Int64) -> UInt64 {
         UInt64(bitPattern: (value << 1) ^ (value >> 63))
     }
 
     /// The inverse of `zigzagEncode`.
     @inlinable @inline(__always)
-    package static func zigzagDecode(_ raw: UInt64) -> Int64 {
+    public static func zigzagDecode(_ raw: UInt64) -> Int64 {
         Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
@@ -47,7 +52,7 @@ package enum LEB128 {
     /// more than 64 bits is `overflow` or `tooLong`, a redundant zero group is `nonMinimal`.
     /// At most 10 bytes are examined.
     @inlinable
-    package static func readUnsigned<Bytes: RandomAccessCollection>(
+    public static func readUnsigned<Bytes: RandomAccessCollection>(
         _ bytes: Bytes, at offset: inout Int, end: Int
     ) throws(LEB128Error) -> UInt64 where Bytes.Element == UInt8, Bytes.Index == Int {
         var result: UInt64 = 0

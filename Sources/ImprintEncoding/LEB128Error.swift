@@ -1,5 +1,5 @@
 /// Why `LEB128.readUnsigned` refused its input. Callers map it to their module's error.
-package struct LEB128Error: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LEB128Error: Error, Sendable, Hashable, CustomStringConvertible {
     @usableFromInline
     enum Code: Sendable, Hashable {
         case truncated, overflow, nonMinimal, tooLong
@@ -11,15 +11,15 @@ package struct LEB128Error: Error, Sendable, Hashable, CustomStringConvertible {
     init(_ code: Code) { self.code = code }
 
     /// The input ended inside the number.
-    package static var truncated: LEB128Error { .init(.truncated) }
+    public static var truncated: LEB128Error { .init(.truncated) }
     /// The tenth byte carries bits beyond 64.
-    package static var overflow: LEB128Error { .init(.overflow) }
+    public static var overflow: LEB128Error { .init(.overflow) }
     /// A trailing zero group: a longer spelling of a shorter number.
-    package static var nonMinimal: LEB128Error { .init(.nonMinimal) }
+    public static var nonMinimal: LEB128Error { .init(.nonMinimal) }
     /// More than ten bytes.
-    package static var tooLong: LEB128Error { .init(.tooLong) }
+    public static var tooLong: LEB128Error { .init(.tooLong) }
 
-    package var description: String {
+    public var description: String {
         switch code {
         case .truncated: "unexpected end of data"
         case .overflow: "varint overflows 64 bits"
