@@ -47,6 +47,32 @@ public enum AtomicFile {
         try POSIX.fsyncDirectory(directory)
     }
 
+    /// Creates `path` with `bytes` only if it does not exist yet, all-or-nothing: the
+    /// content goes to a temporary file (fsync'd), which is then hard-linked to `path`, which
+    /// fails if `path` exists, so of several processes creating at once exactly one wins and
+    /// nobody ever sees a partial file. Returns whether this call created it.
+    @discardableResult
+    public static func createExclusively(_ bytes: [UInt8], at path: String, mode: mode_t = 0o644) throws -> Bool {
+        let temporary = temporaryPath(for: path)
+        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        defer { _ = unlink(temporary) }
+        do {
+            try POSIX.writeAll(fd, bytes, path: temporary)
+            try POSIX.fsync(fd, path: temporary)
+        } catch {
+            POSIX.close(fd)
+            throw error
+        }
+        POSIX.close(fd)
+        if link(temporary, path) != 0 {
+            let err = errno
+            if err == EEXIST { return false }
+            throw POSIX.ioError("link to \(path)", path: temporary, err: err)
+        }
+        try POSIX.fsyncDirectory(POSIX.parentDirectory(of: path))
+        return true
+    }
+
     /// Moves an already-complete, already-fsync'd file into place and makes the rename durable.
     public static func commit(temporary: String, to path: String) throws {
         try POSIX.rename(temporary, path)

@@ -7,7 +7,8 @@ import ImprintFiles
 
 /// The 0600 file that holds a store's unlock key when there is no passphrase.
 ///
-/// 32 random bytes, created atomically (temp + fsync + rename) with mode 0600 on first use.
+/// 32 random bytes, created atomically and exclusively (temp + fsync + link) with mode 0600
+/// on first use.
 /// Opening refuses a file that other users can read or write (`.keyFileExposed`) or that is
 /// not exactly 32 bytes (`.corrupt`). The file protects the store against other local users
 /// only: whoever can read the disk reads this file too.
@@ -21,7 +22,8 @@ enum KeyFile {
             let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
             do {
                 try POSIX.makeDirectories(POSIX.parentDirectory(of: path))
-                try AtomicFile.write(bytes, to: path, mode: 0o600)
+                // Exclusive: a process that loses a creation race reads the winner's key.
+                try AtomicFile.createExclusively(bytes, at: path, mode: 0o600)
             } catch {
                 throw KeyStoreError(.io, "cannot create the key file: \(error)", path: path)
             }

@@ -5,7 +5,14 @@ import ImprintEd25519
 
 extension SQLiteKeyStore {
     public func deviceIdentity() throws(KeyStoreError) -> DeviceIdentity {
-        try write { db in
+        // Usually it exists: a read, no write lock. Else create it in a write transaction that
+        // checks again, so two processes creating at once end with one identity.
+        let existing = try read { db -> DeviceIdentity? in
+            guard let did = try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = 'device_identity'") else { return nil }
+            return try loadIdentity(db, try parsedDID(did))
+        }
+        if let existing { return existing }
+        return try write { db in
             if let did = try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = 'device_identity'") {
                 guard let identity = try loadIdentity(db, try parsedDID(did)) else {
                     throw KeyStoreError(.corrupt, "the device identity \(did) is missing", path: path)

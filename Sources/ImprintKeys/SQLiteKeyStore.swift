@@ -125,7 +125,7 @@ public final class SQLiteKeyStore: KeyStore {
 
         // A new store: schema, then a fresh master key wrapped by the source's key.
         var rng = SystemRandomNumberGenerator()
-        let master = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+        let master: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
         var salt: [UInt8]?
         var parameters: ScryptParameters?
         let kek: SymmetricKey
@@ -148,8 +148,10 @@ public final class SQLiteKeyStore: KeyStore {
         try migrate(queue, path: path)
         do {
             try queue.write { db in
+                // OR IGNORE: another process may have created the store meanwhile; then its
+                // master key stands and is unlocked below like any existing store's.
                 try db.execute(sql: """
-                    INSERT INTO master_key (id, source, scrypt_salt, scrypt_n, scrypt_r, scrypt_p, wrapped_key)
+                    INSERT OR IGNORE INTO master_key (id, source, scrypt_salt, scrypt_n, scrypt_r, scrypt_p, wrapped_key)
                     VALUES (1, ?, ?, ?, ?, ?, ?)
                     """, arguments: [salt == nil ? "keyFile" : "passphrase", salt.map { Data($0) },
                                      parameters?.rounds, parameters?.blockSize, parameters?.parallelism, Data(wrapped)])
@@ -157,7 +159,7 @@ public final class SQLiteKeyStore: KeyStore {
         } catch {
             throw KeyStoreError(.io, "cannot create the store: \(error)", path: path)
         }
-        return SymmetricKey(data: master)
+        return try unlock(queue, with: source, path: path)
     }
 
     private static func derive(_ passphrase: String, salt: [UInt8], parameters: ScryptParameters) throws(KeyStoreError) -> SymmetricKey {
@@ -173,7 +175,19 @@ public final class SQLiteKeyStore: KeyStore {
             if try queue.read({ try KeyStoreSchema.migrator.hasBeenSuperseded($0) }) {
                 throw KeyStoreError(.unsupportedVersion, "the store was written by a newer version", path: path)
             }
-            try KeyStoreSchema.migrator.migrate(queue)
+            // Each migration commits in its own transaction, but another process opening the
+            // same new store may run the same migration at the same moment; the loser fails
+            // ("table exists") after the winner committed, so trying again finds it applied.
+            var attempt = 0
+            while true {
+                do {
+                    try KeyStoreSchema.migrator.migrate(queue)
+                    break
+                } catch {
+                    attempt += 1
+                    if attempt == 3 { throw error }
+                }
+            }
         } catch let error as KeyStoreError {
             throw error
         } catch {

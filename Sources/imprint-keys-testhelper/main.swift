@@ -1,6 +1,7 @@
 // Child process for ImprintKeysTests:
 //   save-until-killed <store> <key file>   saves group state + cursor n = 1, 2, … for ever,
 //                                          printing "saved n" after each save returns
+//   device-identity <store> <key file>     opens (or creates) the store, prints its device did
 //   make-fixture <store>                   writes the schema-v1 sample store the migration
 //                                          test reads (run once; the result is committed)
 import Crypto
@@ -26,6 +27,9 @@ do {
             FileHandle.standardOutput.write(Data("saved \(n)\n".utf8))
             n += 1
         }
+    case "device-identity" where arguments.count == 4:
+        let store = try SQLiteKeyStore(path: arguments[2], unlock: .keyFile(path: arguments[3]))
+        print(try store.deviceIdentity().did.did)
     case "make-fixture" where arguments.count == 3:
         let store = try SQLiteKeyStore(path: arguments[2], unlock: .passphrase("imprint fixture", parameters: .testing))
         let identity = DeviceIdentity(signingKey: try Curve25519.Signing.PrivateKey(rawRepresentation: (1...32).map { UInt8($0) }))
@@ -39,7 +43,7 @@ do {
         try store.saveEpochSecret([UInt8](repeating: 7, count: 32), convo: "fixture-convo", epoch: 7, for: me)
         print(me.did)
     default:
-        FileHandle.standardError.write(Data("usage: imprint-keys-testhelper save-until-killed <store> <key file> | make-fixture <store>\n".utf8))
+        FileHandle.standardError.write(Data("usage: imprint-keys-testhelper save-until-killed <store> <key file> | device-identity <store> <key file> | make-fixture <store>\n".utf8))
         exit(64)
     }
 } catch {

@@ -52,6 +52,17 @@ private struct ProducerGaveUp: Error {}
         #expect(try POSIX.listDirectory(dir.path) == ["keep.txt"])
     }
 
+    @Test func createExclusivelyNeverReplacesAnExistingFile() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("key")
+        #expect(try AtomicFile.createExclusively([1, 2, 3], at: path, mode: 0o600))
+        #expect(try !AtomicFile.createExclusively([9, 9], at: path, mode: 0o600))
+        #expect(try readFile(path) == [1, 2, 3])
+        #expect(try POSIX.listDirectory(dir.path) == ["key"])
+        let mode = try #require(POSIX.lstatMode(path))
+        #expect(mode & 0o777 == 0o600)
+    }
+
     @Test func readRefusesFilesOverTheLimit() throws {
         let dir = TemporaryDirectory()
         try writeFile(dir.file("big"), [UInt8](repeating: 1, count: 100))

@@ -68,3 +68,32 @@ import Testing
         #expect(reported > 40)
     }
 }
+
+/// Several processes opening a store that does not exist yet, at once: key file, master key
+/// and device identity are each created exactly once, so every process ends with the same did.
+@Suite struct KeyStoreCreationRaceTests {
+    @Test func concurrentFirstOpensAgreeOnOneIdentity() throws {
+        let exe = try #require(siblingExecutable("imprint-keys-testhelper"), "run `swift build --build-tests` first")
+        for round in 0..<3 {
+            let dir = TemporaryDirectory("keys-race")
+            let runs = try (0..<4).map { _ -> (Process, Pipe) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: exe)
+                process.arguments = ["device-identity", dir.file("keys.sqlite"), dir.file("keys.key")]
+                let out = Pipe()
+                process.standardOutput = out
+                try process.run()
+                return (process, out)
+            }
+            var dids: [String] = []
+            for (process, out) in runs {
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(round)")
+                dids.append(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            #expect(Set(dids).count == 1, "round \(round): \(dids)")
+            #expect(dids[0].hasPrefix("did:key:z6Mk"))
+        }
+    }
+}
