@@ -27,24 +27,14 @@ public enum AtomicFile {
         mode: mode_t = 0o644,
         producer: (_ fd: Int32, _ temporaryPath: String) throws -> Void
     ) throws {
-        let directory = POSIX.parentDirectory(of: path)
-        let temporary = temporaryPath(for: path)
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        let temporary = try writeTemporary(for: path, mode: mode, producer: producer)
         var committed = false
         defer {
             if !committed { _ = unlink(temporary) }
         }
-        do {
-            try producer(fd, temporary)
-            try POSIX.fsync(fd, path: temporary)
-        } catch {
-            POSIX.close(fd)
-            throw error
-        }
-        POSIX.close(fd)
         try POSIX.rename(temporary, path)
         committed = true
-        try POSIX.fsyncDirectory(directory)
+        try POSIX.fsyncDirectory(POSIX.parentDirectory(of: path))
     }
 
     /// Creates `path` with `bytes` only if it does not exist yet, all-or-nothing: the
@@ -53,17 +43,10 @@ public enum AtomicFile {
     /// nobody ever sees a partial file. Returns whether this call created it.
     @discardableResult
     public static func createExclusively(_ bytes: [UInt8], at path: String, mode: mode_t = 0o644) throws -> Bool {
-        let temporary = temporaryPath(for: path)
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
-        defer { _ = unlink(temporary) }
-        do {
+        let temporary = try writeTemporary(for: path, mode: mode) { fd, temporary in
             try POSIX.writeAll(fd, bytes, path: temporary)
-            try POSIX.fsync(fd, path: temporary)
-        } catch {
-            POSIX.close(fd)
-            throw error
         }
-        POSIX.close(fd)
+        defer { _ = unlink(temporary) }
         if link(temporary, path) != 0 {
             let err = errno
             if err == EEXIST { return false }
@@ -71,6 +54,25 @@ public enum AtomicFile {
         }
         try POSIX.fsyncDirectory(POSIX.parentDirectory(of: path))
         return true
+    }
+
+    /// A new temporary next to `path` (`temporaryPath(for:)`), filled by `producer` and
+    /// fsync'd; removed again if anything fails. The caller renames or links it into place.
+    private static func writeTemporary(
+        for path: String, mode: mode_t, producer: (_ fd: Int32, _ temporaryPath: String) throws -> Void
+    ) throws -> String {
+        let temporary = temporaryPath(for: path)
+        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        do {
+            try producer(fd, temporary)
+            try POSIX.fsync(fd, path: temporary)
+        } catch {
+            POSIX.close(fd)
+            _ = unlink(temporary)
+            throw error
+        }
+        POSIX.close(fd)
+        return temporary
     }
 
     /// Moves an already-complete, already-fsync'd file into place and makes the rename durable.

@@ -68,8 +68,7 @@ import Testing
         let seed = testSeed("ForwardSecrecyTests.\(kind)", fallback: 0xF5EC_2E75)
         var rng = SplitMix64(seed: seed)
         let dir = TemporaryDirectory("keys-fs")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
 
         // Neighbours that stay, so deleted cells sit on pages that live on.
         for epoch: UInt64 in 0..<40 { try store.saveEpochSecret(randomBytes(48, &rng), convo: "keep", epoch: epoch, for: me) }
@@ -113,8 +112,7 @@ import Testing
         let seed = testSeed("ForwardSecrecyTests.group.\(kind)", fallback: 0x6_2009)
         var rng = SplitMix64(seed: seed)
         let dir = TemporaryDirectory("keys-fs")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
         try store.saveGroupState(GroupStateRecord(state: randomBytes(300, &rng), cursor: .start), convo: "stays", for: me)
         try store.saveGroupState(GroupStateRecord(state: randomBytes(3_000, &rng), cursor: .start), convo: "left", for: me)
         try store.saveEpochSecret(randomBytes(32, &rng), convo: "left", epoch: 1, for: me)

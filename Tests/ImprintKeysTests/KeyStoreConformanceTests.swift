@@ -27,8 +27,7 @@ import Testing
         let seed = testSeed("KeyStoreConformanceTests.roundTrip.\(kind)", fallback: 0x6B65_7973)
         var rng = SplitMix64(seed: seed)
         let dir = TemporaryDirectory("keys")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
         let signature = SignatureKey(suite: 1, publicKey: randomBytes(32, &rng), privateKey: randomBytes(32, &rng), credential: Array("alice".utf8))
         let reference = randomBytes(32, &rng), keyPackageSecret = randomBytes(64, &rng)
         let state = randomBytes(20_000, &rng), epochSecret = randomBytes(32, &rng)
@@ -54,8 +53,7 @@ import Testing
     @Test(arguments: KeyStoreKind.allCases)
     func deletesRemoveExactlyWhatTheyName(kind: KeyStoreKind) throws {
         let dir = TemporaryDirectory("keys")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
         for epoch: UInt64 in 1...5 { try store.saveEpochSecret([UInt8(epoch)], convo: "a", epoch: epoch, for: me) }
         try store.saveEpochSecret([9], convo: "b", epoch: 1, for: me)
         #expect(try store.deleteEpochSecrets(convo: "a", before: 4, for: me) == 3)
@@ -82,8 +80,7 @@ import Testing
     @Test(arguments: KeyStoreKind.allCases)
     func identitiesNeverSeeEachOthersKeys(kind: KeyStoreKind) throws {
         let dir = TemporaryDirectory("keys")
-        let store = try kind.makeStore(in: dir)
-        let alice = try store.deviceIdentity().did
+        let (store, alice) = try kind.makeStoreWithIdentity(in: dir)
         let bobIdentity = DeviceIdentity.generate()
         try store.saveIdentity(bobIdentity)
         let bob = bobIdentity.did
@@ -125,8 +122,7 @@ import Testing
     @Test(arguments: KeyStoreKind.allCases)
     func writesForAnUnknownIdentityOrWithBadArgumentsAreRefused(kind: KeyStoreKind) throws {
         let dir = TemporaryDirectory("keys")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
         let stranger = DeviceIdentity.generate().did
         #expect(throws: KeyStoreError.unknownIdentity) {
             try store.saveGroupState(GroupStateRecord(state: [1], cursor: .start), convo: "c", for: stranger)
@@ -140,8 +136,7 @@ import Testing
     @Test(arguments: KeyStoreKind.allCases)
     func groupStateAndCursorAreReplacedTogether(kind: KeyStoreKind) throws {
         let dir = TemporaryDirectory("keys")
-        let store = try kind.makeStore(in: dir)
-        let me = try store.deviceIdentity().did
+        let (store, me) = try kind.makeStoreWithIdentity(in: dir)
         for n: UInt64 in 1...20 {
             try store.saveGroupState(GroupStateRecord(state: Array(repeating: UInt8(n), count: Int(n) * 300), cursor: ProcessedCursor(epoch: n / 4, seq: n)),
                                      convo: "c", for: me)

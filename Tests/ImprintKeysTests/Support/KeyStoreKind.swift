@@ -1,4 +1,5 @@
 import Foundation
+import ImprintEd25519
 import ImprintKeys
 import ImprintTestSupport
 import Testing
@@ -29,6 +30,12 @@ enum KeyStoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .inMemory:
             return InMemoryKeyStore()
         }
+    }
+
+    /// A new store of this kind and its device identity's did.
+    func makeStoreWithIdentity(in directory: TemporaryDirectory) throws -> (any KeyStore, DIDKey) {
+        let store = try makeStore(in: directory)
+        return (store, try store.deviceIdentity().did)
     }
 
     /// The same store opened again (a restart); the in-memory store is simply returned.
