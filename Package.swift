@@ -35,6 +35,16 @@ let package = Package(
         // MARK: end Delivery
     ],
     targets: [
+        // MARK: Leaves
+        // The one JSON value type, hex codec and LEB128 every module shares. Foundation-free,
+        // no dependencies; not a product (re-exported where its types appear in public API).
+        .target(name: "ImprintEncoding"),
+        .testTarget(name: "ImprintEncodingTests", dependencies: ["ImprintEncoding", "ImprintTestSupport"]),
+        // POSIX file primitives: atomic files, file locks, directory watching. Used by bundles,
+        // the key store and zone folders without importing bundles or libarchive. Not a product.
+        .target(name: "ImprintFiles"),
+        .testTarget(name: "ImprintFilesTests", dependencies: ["ImprintFiles", "ImprintTestSupport"]),
+
         // MARK: System libraries
         .systemLibrary(
             name: "CZstd",
@@ -46,16 +56,17 @@ let package = Package(
         .target(
             name: "ImprintCRDT",
             dependencies: [
+                "ImprintEncoding",
                 "CZstd",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "EditingTraces", "ImprintTestSupport"]),
+        .testTarget(name: "ImprintCRDTTests", dependencies: ["ImprintCRDT", "ImprintEncoding", "EditingTraces", "ImprintTestSupport"]),
 
         // MARK: Test and benchmark support
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT"]),
+        .target(name: "EditingTraces", dependencies: ["CZlib", "ImprintCRDT", "ImprintEncoding"]),
         // Helpers shared by the test targets: SplitMix64, TemporaryDirectory, testSeed.
         // Foundation only, no Imprint module; not a product.
         .target(name: "ImprintTestSupport"),
@@ -71,6 +82,8 @@ let package = Package(
         .target(
             name: "ImprintBundle",
             dependencies: [
+                "ImprintEncoding",
+                "ImprintFiles",
                 "CArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -80,6 +93,7 @@ let package = Package(
             name: "imprint-bundle-testhelper",
             dependencies: [
                 "ImprintBundle",
+                "ImprintFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -87,6 +101,8 @@ let package = Package(
             name: "ImprintBundleTests",
             dependencies: [
                 "ImprintBundle",
+                "ImprintEncoding",
+                "ImprintFiles",
                 "CArchive",
                 "ImprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -104,23 +120,57 @@ let package = Package(
         // MARK: Signatures
         // Ed25519 verification with per-key precomputation, shared by MLS and the Delivery
         // Service. A leaf: swift-crypto only.
-        .target(name: "ImprintEd25519", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Also did:key (`DIDKey`), the Ed25519 public key as an identity string.
+        .target(name: "ImprintEd25519", dependencies: ["ImprintEncoding", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: MLS
         .target(
             name: "ImprintMLS",
-            dependencies: ["ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["ImprintEncoding", "ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
-        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS"]),
+        .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintKeys"]),
+
+        // MARK: Keys
+        // Device identity, key store at rest (SQLite, sealed secrets), forward-secure deletes.
+        .target(
+            name: "ImprintKeys",
+            dependencies: [
+                "ImprintEncoding",
+                "ImprintFiles",
+                "ImprintEd25519",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Child process driven by ImprintKeysTests (crash test, fixture generator).
+        .executableTarget(
+            name: "imprint-keys-testhelper",
+            dependencies: ["ImprintKeys", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "ImprintKeysTests",
+            dependencies: [
+                "ImprintKeys",
+                "ImprintEd25519",
+                "ImprintTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["Fixtures"]
+        ),
+        // MARK: End Keys
 
         // MARK: Delivery
         .target(
             name: "ImprintDelivery",
             dependencies: [
+                "ImprintEncoding",
+                "ImprintEd25519",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +181,7 @@ let package = Package(
         .target(
             name: "ImprintServer",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintDelivery",
                 "ImprintEd25519",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -279,6 +330,10 @@ let package = Package(
         .executableTarget(
             name: "imprint",
             dependencies: [
+                "ImprintEncoding",
+                "ImprintFiles",
+                "ImprintEd25519",
+                "ImprintKeys",
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",
@@ -289,6 +344,7 @@ let package = Package(
         .executableTarget(
             name: "imprint-bench",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintCRDT",
                 "ImprintBundle",
                 "ImprintStore",

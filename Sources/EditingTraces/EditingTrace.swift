@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import ImprintEncoding
 
 /// An editing trace from `shared/traces` (the josephg/editing-traces format): a list of
 /// transactions of `[position, deleteCount, insertText]` patches, positions in code points.
@@ -360,7 +361,7 @@ struct TraceParser {
                         if t.transactionSizes.isEmpty {
                             t.transactionSizes = [UInt8](repeating: 1, count: t.transactions)
                         }
-                        PatchStream.uleb(UInt64(patchesInTransaction), to: &t.transactionSizes)
+                        LEB128.appendUnsigned(UInt64(patchesInTransaction), to: &t.transactionSizes)
                     }
                     t.transactions += 1
                     if !t.parentList.isEmpty {

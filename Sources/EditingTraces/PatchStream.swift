@@ -1,25 +1,15 @@
+import ImprintEncoding
+
 /// The compact patch encoding of ``EditingTrace`` (format in its documentation).
 enum PatchStream {
-    static func uleb(_ v: UInt64, to out: inout [UInt8]) {
-        var v = v
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    /// Reads a ULEB128 at `offset` (the stream was written by `Writer`, so it is well formed).
+    /// Reads a ULEB128 at `offset`. The stream was written by `Writer` in this process, so
+    /// a malformed number is a programming error, not hostile input.
     @inline(__always)
     static func readULEB(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: inout Int) -> UInt64 {
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = bytes[offset]
-            offset += 1
-            v |= UInt64(b & 0x7F) << shift
-            if b < 0x80 { return v }
-            shift += 7
+        do {
+            return try LEB128.readUnsigned(bytes, at: &offset, end: bytes.count)
+        } catch {
+            preconditionFailure("patch stream written by Writer is malformed: \(error)")
         }
     }
 
@@ -36,9 +26,9 @@ enum PatchStream {
 
         mutating func append(position: Int, deleteCount: Int, insert: [UInt8], to out: inout [UInt8]) {
             let delta = Int64(position - predicted)
-            uleb(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)), to: &out)
-            uleb(UInt64(deleteCount), to: &out)
-            uleb(UInt64(insert.count), to: &out)
+            LEB128.appendSigned(delta, to: &out)
+            LEB128.appendUnsigned(UInt64(deleteCount), to: &out)
+            LEB128.appendUnsigned(UInt64(insert.count), to: &out)
             out.append(contentsOf: insert)
             predicted = position + scalarCount(insert)
         }
@@ -78,7 +68,7 @@ public struct TransactionReader {
         for _ in 0..<count {
             let (position, deleteCount, insert) = trace.patchData.withUnsafeBufferPointer { buf -> (Int, Int, String) in
                 let z = PatchStream.readULEB(buf, &offset)
-                let position = predicted + Int(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
+                let position = predicted + Int(LEB128.zigzagDecode(z))
                 let deleteCount = Int(PatchStream.readULEB(buf, &offset))
                 let length = Int(PatchStream.readULEB(buf, &offset))
                 let bytes = UnsafeBufferPointer(rebasing: buf[offset..<offset + length])

@@ -1,3 +1,5 @@
+import ImprintEncoding
+
 /// The name of an asset: the lowercase hex SHA-256 of its bytes (64 characters).
 public struct AssetID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     public let hex: String

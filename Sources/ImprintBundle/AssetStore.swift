@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Crypto
 import Foundation
+import ImprintFiles
 
 /// Content-addressed asset files: `assets/<sha256 hex>`.
 ///

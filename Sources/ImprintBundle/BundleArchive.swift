@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CArchive
+import ImprintFiles
 
 /// The portable single-file form of a bundle, through libarchive.
 ///

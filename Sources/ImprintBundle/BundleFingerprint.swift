@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ImprintFiles
 
 /// A cheap summary of the files other machines can change in a bundle: names, sizes,
 /// modification and status-change times and inodes of metadata.json and its conflict copies,

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ImprintFiles
 
 /// Where things live inside a `.imprint` bundle directory.
 ///
@@ -70,11 +71,11 @@ public struct BundleLayout: Sendable, Equatable {
         "\(snapshotsPath)/\(device.rawValue).\(Self.snapshotExtension)"
     }
 
-    public func logLock(for device: DeviceID) -> BundleLock {
-        BundleLock(path: "\(locksPath)/\(device.rawValue).lock")
+    public func logLock(for device: DeviceID) -> FileLock {
+        FileLock(path: "\(locksPath)/\(device.rawValue).lock")
     }
 
-    public var bundleLock: BundleLock { BundleLock(path: locksPath + "/bundle.lock") }
+    public var bundleLock: FileLock { FileLock(path: locksPath + "/bundle.lock") }
 
     /// Creates the directory skeleton (idempotent); does not write metadata.
     public func createDirectories() throws {

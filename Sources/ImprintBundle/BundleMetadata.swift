@@ -1,4 +1,5 @@
 import Foundation
+import ImprintFiles
 
 /// `metadata.json`: what a bundle is, readable without the CRDT engine.
 ///
@@ -107,7 +108,7 @@ public struct BundleMetadata: Sendable, Equatable, Codable {
     }
 
     public static func read(at path: String) throws -> BundleMetadata {
-        try decode(AtomicFile.read(path, limit: maxFileLength), path: path)
+        try decode(BundleError.convertingFileErrors { try AtomicFile.read(path, limit: maxFileLength) }, path: path)
     }
 
     /// Writes atomically. A writer that read an older file keeps its `extra` keys; the

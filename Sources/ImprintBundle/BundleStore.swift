@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import ImprintFiles
 
 /// One `.imprint` bundle as seen by one device: the engine-facing entry point.
 ///
@@ -154,7 +155,7 @@ public final class BundleStore: @unchecked Sendable {
                                                    isConflictCopy: entry.conflictCopy != nil,
                                                    records: 0, droppedBytes: 0, error: nil)
             do {
-                let contents = try ChangeLogReader.read(at: entry.path)
+                let contents = try BundleError.convertingFileErrors { try ChangeLogReader.read(at: entry.path) }
                 report.records = contents.records.count
                 report.droppedBytes = contents.droppedBytes
                 report.damage = contents.damage
@@ -286,6 +287,9 @@ public final class BundleStore: @unchecked Sendable {
                     contents = try ChangeLogReader.read(at: entry.path)
                 } catch let error as BundleError {
                     report.kept[entry.path] = "unreadable: \(error)"
+                    continue
+                } catch let error as FileError {
+                    report.kept[entry.path] = "unreadable: \(BundleError(error))"
                     continue
                 }
                 var missing: [ChangeRecord] = []

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ImprintFiles
 
 /// How a change log ends after its last valid frame.
 public enum ChangeLogTail: Sendable, Equatable {

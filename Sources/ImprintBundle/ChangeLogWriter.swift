@@ -4,10 +4,11 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import ImprintFiles
 
 /// Appends change records to one device's log.
 ///
-/// Every append takes the log's `BundleLock`, so two processes (or two writers in one
+/// Every append takes the log's `FileLock`, so two processes (or two writers in one
 /// process) never interleave frames. Under the lock the writer re-checks the file: it
 /// notices frames other writers appended, drops a torn tail left by a crashed writer
 /// (truncating it), writes the new frames after the last valid one, and fsyncs before
@@ -21,7 +22,7 @@ import Foundation
 /// lost, and the damaged bytes stay for inspection.
 public final class ChangeLogWriter: @unchecked Sendable {
     public let path: String
-    public let lock: BundleLock
+    public let lock: FileLock
     public let maxPayloadLength: Int
     /// Upper bound on the bytes passed to one write(2) call (default: unbounded). The crash
     /// test lowers it so that a SIGKILL can land between the pieces of one frame, which is
@@ -36,7 +37,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
 
     /// Opens (creating if needed) the log at `path`, guarded by `lock`. The containing
     /// directory must exist. `maxPayloadLength` can only lower the format's 64 MiB frame limit.
-    public init(path: String, lock: BundleLock,
+    public init(path: String, lock: FileLock,
                 maxPayloadLength: Int = ChangeLogFormat.defaultMaxPayloadLength,
                 maxBytesPerWrite: Int = Int.max) throws {
         self.path = path

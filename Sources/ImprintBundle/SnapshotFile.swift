@@ -1,3 +1,5 @@
+import ImprintFiles
+
 /// A device's compacted snapshot: the engine's full-history snapshot bytes plus the list
 /// of change hashes it contains (so compaction can be checked without the engine).
 ///
@@ -65,7 +67,7 @@ public struct SnapshotFile: Sendable, Equatable {
     }
 
     public static func read(at path: String, maxLength: Int = defaultMaxLength) throws -> SnapshotFile {
-        try SnapshotFile(decoding: AtomicFile.read(path, limit: maxLength), path: path)
+        try SnapshotFile(decoding: BundleError.convertingFileErrors { try AtomicFile.read(path, limit: maxLength) }, path: path)
     }
 
     public func write(to path: String) throws {

@@ -1,3 +1,4 @@
+import ImprintEncoding
 import Foundation
 
 /// The identity of one writer (a device or a process) in a document's history.
@@ -16,7 +17,7 @@ public struct ActorID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses lowercase or uppercase hex.
     public init?(hex: String) {
-        guard let b = HexCoding.decode(hex) else { return nil }
+        guard let b = Hex.decode(hex) else { return nil }
         self.init(bytes: b)
     }
 
@@ -35,44 +36,10 @@ public struct ActorID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 
-    public var hex: String { HexCoding.encode(bytes) }
+    public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
 
     public static func < (lhs: ActorID, rhs: ActorID) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
-    }
-}
-
-enum HexCoding {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        let u = Array(text.utf8)
-        guard u.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: return c - 48
-            case 97...102: return c - 87
-            case 65...70: return c - 55
-            default: return nil
-            }
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(u.count / 2)
-        var i = 0
-        while i < u.count {
-            guard let h = nibble(u[i]), let l = nibble(u[i + 1]) else { return nil }
-            out.append(h << 4 | l)
-            i += 2
-        }
-        return out
     }
 }

@@ -1,3 +1,4 @@
+import ImprintEncoding
 /// A bounds-checked cursor over untrusted bytes. Every read either returns a value
 /// or throws `CRDTError` (`.truncated` / `.malformed` / `.tooLarge`); none traps.
 struct ByteReader {
@@ -35,18 +36,10 @@ struct ByteReader {
     }
 
     private mutating func ulebSlow() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = try byte()
-            if shift == 63 && b > 1 { throw CRDTError(.malformed, "varint overflows 64 bits") }
-            result |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 {
-                if b == 0 && shift > 0 { throw CRDTError(.malformed, "non-minimal varint") }
-                return result
-            }
-            shift += 7
-            if shift > 63 { throw CRDTError(.malformed, "varint too long") }
+        do {
+            return try LEB128.readUnsigned(bytes, at: &offset, end: end)
+        } catch {
+            throw CRDTError(error == .truncated ? .truncated : .malformed, error.description)
         }
     }
 

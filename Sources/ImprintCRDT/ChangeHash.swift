@@ -1,3 +1,4 @@
+import ImprintEncoding
 /// The SHA-256 of a change's canonical encoding; names the change everywhere.
 public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let bytes: [UInt8]
@@ -8,13 +9,13 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     public init?(hex: String) {
-        guard let b = HexCoding.decode(hex) else { return nil }
+        guard let b = Hex.decode(hex) else { return nil }
         self.init(bytes: b)
     }
 
     init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 
-    public var hex: String { HexCoding.encode(bytes) }
+    public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
 
     public static func < (lhs: ChangeHash, rhs: ChangeHash) -> Bool {

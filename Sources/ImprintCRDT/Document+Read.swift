@@ -1,3 +1,4 @@
+import ImprintEncoding
 extension Document {
     /// The winning value at `key` of a map, or nil.
     public func get(_ obj: ObjectID, _ key: String) throws -> Value? {
@@ -101,7 +102,7 @@ extension Document {
             case .uint(let u): return .number(Double(u))
             case .double(let d): return .number(d)
             case .string(let s): return .string(s)
-            case .bytes(let b): return .string(HexCoding.encode(b))
+            case .bytes(let b): return .string(Hex.encode(b))
             }
         }
     }
@@ -113,45 +114,4 @@ public enum PathElement: Hashable, Sendable, ExpressibleByStringLiteral, Express
     case index(Int)
     public init(stringLiteral value: String) { self = .key(value) }
     public init(integerLiteral value: Int) { self = .index(value) }
-}
-
-/// A JSON-shaped view of a document, for display and export.
-public indirect enum JSONValue: Hashable, Sendable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    /// Compact JSON text with sorted keys.
-    public var serialized: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(let d):
-            if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-            return d.isFinite ? "\(d)" : "null"
-        case .string(let s): return JSONValue.quote(s)
-        case .array(let a): return "[" + a.map(\.serialized).joined(separator: ",") + "]"
-        case .object(let o):
-            return "{" + o.keys.sorted().map { JSONValue.quote($0) + ":" + o[$0]!.serialized }.joined(separator: ",") + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
 }

@@ -100,13 +100,16 @@ extension DocumentBundle {
             let absorbed: BundleStore.TidyReport
             do {
                 absorbed = try store.absorbDuplicateBundle(at: path, settle: settle, verifiedWithoutMetadata: true)
-            } catch let error as BundleError where error.isVanished || error.code == .notFound {
-                continue // another process absorbed and removed it meanwhile
-            } catch let error as BundleError where error.path.map({ $0 == path || $0.hasPrefix(path + "/") }) ?? false {
-                // The copy changed since it was read (a file still arriving): keep it, retry later.
-                report.kept[path] = "not merged yet: \(error)"
-                continue
             } catch {
+                let bundleError = (error as? BundleError) ?? (error as? FileError).map(BundleError.init)
+                if let bundleError, bundleError.isVanished || bundleError.code == .notFound {
+                    continue // another process absorbed and removed it meanwhile
+                }
+                if let bundleError, bundleError.path.map({ $0 == path || $0.hasPrefix(path + "/") }) ?? false {
+                    // The copy changed since it was read (a file still arriving): keep it, retry later.
+                    report.kept[path] = "not merged yet: \(bundleError)"
+                    continue
+                }
                 throw StoreError.wrap(error)
             }
             report.removed += absorbed.removed

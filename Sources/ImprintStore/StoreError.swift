@@ -28,6 +28,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let e as BundleError where e.code == .incomplete:
             return .incomplete(e.message + (e.path.map { " (\($0))" } ?? ""))
         case let e as BundleError: return .bundle(e)
+        case let e as FileError: return .bundle(BundleError(e))
         case let e as CRDTError: return .engine(e)
         default: return .invalidRequest(String(describing: error))
         }

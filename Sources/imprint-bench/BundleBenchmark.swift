@@ -1,3 +1,4 @@
+import ImprintEncoding
 import ArgumentParser
 import Crypto
 import EditingTraces
@@ -50,7 +51,7 @@ struct BundleBenchmark: ParsableCommand {
             reopenTimes.append(ms)
             guard result == trace.endContent else { throw ValidationError("text changed after sync") }
         }
-        let sha = SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        let sha = Hex.encode(SHA256.hash(data: Array(text.utf8)))
         let fields: [(String, String)] = [
             ("trace", "\"\(trace.name)\""),
             ("devices", "\(devices)"),

@@ -1,3 +1,4 @@
+import ImprintEncoding
 import ArgumentParser
 import Crypto
 import EditingTraces
@@ -55,7 +56,7 @@ struct TraceBenchmark: ParsableCommand {
                 throw ValidationError("merged or loaded text differs from the replayed text")
             }
         }
-        let sha = SHA256.hash(data: Array(finalText.utf8)).map { String(format: "%02x", $0) }.joined()
+        let sha = Hex.encode(SHA256.hash(data: Array(finalText.utf8)))
         let result: [(String, String)] = [
             ("trace", "\"\(trace.name)\""),
             ("patches", "\(trace.patchCount)"),

@@ -19,6 +19,7 @@ import Darwin
 #endif
 import Crypto
 import ImprintBundle
+import ImprintFiles
 
 /// The deterministic record number `index` of `tag` (the tests build the same bytes).
 func makeRecord(tag: String, index: Int) -> ChangeRecord {
@@ -73,7 +74,7 @@ do {
     case "append-until-killed" where args.count == 6:
         let (log, lock, tag) = (args[2], args[3], args[4])
         guard let chunk = Int(args[5]) else { fail("bad chunk") }
-        let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
+        let writer = try ChangeLogWriter(path: log, lock: FileLock(path: lock), maxBytesPerWrite: chunk)
         var index = try existingCount(log: log, tag: tag)
         while true {
             // Sometimes several records in one append, to exercise multi-frame writes.
@@ -84,7 +85,7 @@ do {
         }
     case "compact-loop" where args.count == 6:
         let (log, lockPath, snapshotPath, stopFile) = (args[2], args[3], args[4], args[5])
-        let lock = BundleLock(path: lockPath)
+        let lock = FileLock(path: lockPath)
         let writer = try ChangeLogWriter(path: log, lock: lock)
         var covered: [ChangeHash] = []
         var coveredSet = Set<ChangeHash>()
@@ -103,7 +104,7 @@ do {
         }
         say("compactions \(compactions)")
     case "hold-lock" where args.count == 3:
-        let held = try BundleLock(path: args[2]).acquire()
+        let held = try FileLock(path: args[2]).acquire()
         say("locked")
         while true { sleep(60) }
         held.release()
@@ -116,7 +117,7 @@ do {
             if time(nil) > deadline { fail("start file never appeared") }
             usleep(1000)
         }
-        let writer = try ChangeLogWriter(path: log, lock: BundleLock(path: lock), maxBytesPerWrite: chunk)
+        let writer = try ChangeLogWriter(path: log, lock: FileLock(path: lock), maxBytesPerWrite: chunk)
         for index in 0..<count {
             try writer.append(makeRecord(tag: tag, index: index))
             if pause > 0 { usleep(pause) }

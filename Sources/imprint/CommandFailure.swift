@@ -38,6 +38,8 @@ struct CommandFailure: Error {
             self.init(message: error.description, status: error.isHostileOrCorrupt ? .data : .user)
         case let error as BundleError:
             self.init(message: error.description, status: error.isHostileOrCorrupt ? .data : .user)
+        case let error as FileError:
+            self.init(BundleError(error))
         case let error as CRDTError:
             let store = StoreError.engine(error)
             self.init(message: store.description, status: store.isHostileOrCorrupt ? .data : .user)

@@ -41,7 +41,7 @@ func writeOut(_ text: String) {
 }
 
 /// JSON output: `--json` prints exactly one object, serialised compactly with sorted keys.
-typealias JSON = ImprintCRDT.JSONValue
+typealias JSON = JSONValue
 
 /// Prints one JSON object (and a newline) on stdout.
 func printJSON(_ fields: [String: JSON]) {

@@ -1,3 +1,4 @@
+import ImprintEncoding
 import ArgumentParser
 import Foundation
 import ImprintMLS
@@ -94,17 +95,17 @@ struct MLSInit: ParsableCommand {
             let cs = CipherSuite(rawValue: suite)
             guard cs.isSupported else { throw MLSCLIError.usage("unsupported cipher suite \(suite) (supported: 1, 2, 3)") }
             let state = common.state
-            guard !FileManager.default.fileExists(atPath: state.identityPath) else {
+            guard try !state.hasIdentity else {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             try state.create()
             try state.lock()
-            guard !FileManager.default.fileExists(atPath: state.identityPath) else {
+            guard try !state.hasIdentity else {
                 throw MLSCLIError.usage("\(state.path) already has an identity")
             }
             let keys = try cs.generateSignatureKeyPair()
-            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePrivateKey: hexString(keys.privateKey)))
-            try common.emit(hexString(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": hexString(keys.publicKey)])
+            try state.saveIdentity(MLSIdentity(name: name, suite: suite, signaturePublicKey: keys.publicKey, signaturePrivateKey: keys.privateKey))
+            try common.emit(Hex.encode(keys.publicKey), ["name": name, "suite": Int(suite), "signature_key": Hex.encode(keys.publicKey)])
         }
     }
 }
@@ -125,7 +126,7 @@ struct MLSKeyPackage: ParsableCommand {
             let (kp, keys) = try KeyPackage.create(suite: cs, credential: identity.credential, signaturePrivateKey: key)
             try state.saveKeyPackage(kp, keys)
             try writeFileAtomically(out, MLSMessage.keyPackage(kp).tlsBytes)
-            let ref = hexString(try kp.reference())
+            let ref = Hex.encode(try kp.reference())
             try common.emit(ref, ["key_package_ref": ref, "out": out, "suite": Int(cs.rawValue)])
         }
     }
@@ -143,18 +144,18 @@ struct MLSCreateGroup: ParsableCommand {
             let state = common.state
             try state.lock()
             let (identity, key) = try state.loadIdentity()
-            guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
+            guard try !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             let cs = try resolveSuite(suite, identity: identity, signatureKey: key)
             let id: [UInt8]
             if let groupID {
-                guard let bytes = bytesFromHex(groupID), !bytes.isEmpty else { throw MLSCLIError.usage("--group-id must be non-empty hex") }
+                guard let bytes = Hex.decode(groupID), !bytes.isEmpty else { throw MLSCLIError.usage("--group-id must be non-empty hex") }
                 id = bytes
             } else {
                 id = randomBytes(16)
             }
             let group = try MLSGroup.create(suite: cs, groupID: id, credential: identity.credential, signaturePrivateKey: key)
             try state.saveGroup(group)
-            try common.emit(hexString(group.groupID), ["group_id": hexString(group.groupID), "epoch": group.epoch, "suite": Int(cs.rawValue)])
+            try common.emit(Hex.encode(group.groupID), ["group_id": Hex.encode(group.groupID), "epoch": group.epoch, "suite": Int(cs.rawValue)])
         }
     }
 }
@@ -201,7 +202,7 @@ struct MLSJoin: ParsableCommand {
             let state = common.state
             try state.lock()
             let (_, key) = try state.loadIdentity()
-            guard !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
+            guard try !state.hasGroup else { throw MLSCLIError.usage("\(state.path) is already in a group") }
             guard case let .welcome(w) = try readMLSMessage(welcome) else { throw MLSCLIError.corrupt("\(welcome) is not a Welcome") }
             var ratchetTree: RatchetTreeNodes?
             if let tree {
@@ -211,19 +212,19 @@ struct MLSJoin: ParsableCommand {
                     throw MLSCLIError.corrupt("\(tree) is not a ratchet tree: \(error)")
                 }
             }
-            var found: (KeyPackage, KeyPackagePrivateKeys, path: String)?
+            var found: (KeyPackage, KeyPackagePrivateKeys)?
             for secrets in w.secrets where found == nil {
                 found = try state.keyPackage(reference: secrets.newMember, signatureKey: key)
             }
             guard let found else {
                 throw MLSCLIError.usage("the Welcome is not for any KeyPackage of \(state.path)")
             }
-            let (kp, keys, file) = found
+            let (kp, keys) = found
             let group = try MLSGroup.join(welcome: w, keyPackage: kp, privateKeys: keys, ratchetTree: ratchetTree)
             try state.saveGroup(group)
             // A KeyPackage is for one use: its private keys go once the group holds what it needs.
-            unlink(file)
-            try common.emit("\(hexString(group.groupID)) \(group.epoch)", ["group_id": hexString(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
+            try state.deleteKeyPackage(reference: try kp.reference())
+            try common.emit("\(Hex.encode(group.groupID)) \(group.epoch)", ["group_id": Hex.encode(group.groupID), "epoch": group.epoch, "leaf_index": group.myLeaf])
         }
     }
 }
@@ -294,7 +295,7 @@ struct MLSProcess: ParsableCommand {
                 }
             case let .proposal(reference):
                 try state.saveGroup(group)
-                try common.emit("proposal", ["kind": "proposal", "reference": hexString(reference), "epoch": group.epoch])
+                try common.emit("proposal", ["kind": "proposal", "reference": Hex.encode(reference), "epoch": group.epoch])
             case let .commit(epoch):
                 try state.saveGroup(group)
                 try common.emit("\(epoch)", ["kind": "commit", "epoch": epoch])
@@ -372,7 +373,7 @@ struct MLSExportSecret: ParsableCommand {
         try runMLSCommand {
             guard (1 ... 65535).contains(length) else { throw MLSCLIError.usage("--length must be in 1...65535") }
             let group = try common.state.loadGroup()
-            let secret = hexString(try group.exportSecret(label: label, context: Array(context.utf8), length: length))
+            let secret = Hex.encode(try group.exportSecret(label: label, context: Array(context.utf8), length: length))
             try common.emit(secret, ["secret": secret, "label": label, "context": context, "length": length, "epoch": group.epoch])
         }
     }
@@ -386,7 +387,7 @@ struct MLSEpoch: ParsableCommand {
     func run() throws {
         try runMLSCommand {
             let group = try common.state.loadGroup()
-            try common.emit("\(group.epoch)", ["epoch": group.epoch, "group_id": hexString(group.groupID)])
+            try common.emit("\(group.epoch)", ["epoch": group.epoch, "group_id": Hex.encode(group.groupID)])
         }
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
+import ImprintEd25519
+import ImprintEncoding
+import ImprintFiles
+import ImprintKeys
 import ImprintMLS
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Errors of the `imprint mls` commands, by exit code (see the CLI contract).
 enum MLSCLIError: Error, CustomStringConvertible {
@@ -38,6 +37,9 @@ func runMLSCommand(_ body: () throws -> Void) throws {
     } catch let error as MLSError {
         // Every MLSError comes from decoding or validating bytes we were given.
         try fail("\(error)", code: 2)
+    } catch let error as KeyStoreError where error == .corrupt || error == .unsupportedVersion {
+        // The key store in --dir holds data that does not authenticate or parse.
+        try fail("\(error)", code: 2)
     } catch {
         // File-system and encoding failures of our own: user-level errors.
         try fail("\(error)", code: 1)
@@ -51,41 +53,6 @@ private func fail(_ message: String, code: Int32) throws -> Never {
 }
 
 // MARK: Bytes
-
-/// Lowercase hex of `bytes`.
-func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-/// Bytes of a hex string (either case), or nil if it is not valid hex.
-func bytesFromHex(_ text: String) -> [UInt8]? {
-    let chars = Array(text.utf8)
-    guard chars.count % 2 == 0 else { return nil }
-    func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30 ... 0x39: c - 0x30
-        case 0x61 ... 0x66: c - 0x61 + 10
-        case 0x41 ... 0x46: c - 0x41 + 10
-        default: nil
-        }
-    }
-    var out = [UInt8]()
-    out.reserveCapacity(chars.count / 2)
-    var i = 0
-    while i < chars.count {
-        guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-        out.append(hi << 4 | lo)
-        i += 2
-    }
-    return out
-}
 
 /// Cryptographically random bytes.
 func randomBytes(_ count: Int) -> [UInt8] {
@@ -103,34 +70,13 @@ func readInputFile(_ path: String) throws -> [UInt8] {
     return [UInt8](data)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory,
-/// flushed to disk, then renamed over the target. Readers see the old file or
-/// the new one, never a partial write. `private` files get mode 0600.
-func writeFileAtomically(_ path: String, _ bytes: [UInt8], private isPrivate: Bool = false) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
-    let temp = (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
-    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, isPrivate ? 0o600 : 0o644)
-    guard fd >= 0 else { throw MLSCLIError.usage("cannot write \(path): \(String(cString: strerror(errno)))") }
-    var ok = true
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                ok = false
-                return
-            }
-            offset += n
-        }
-    }
-    if ok { ok = fsync(fd) == 0 }
-    close(fd)
-    guard ok, rename(temp, path) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temp)
-        throw MLSCLIError.usage("cannot write \(path): \(reason)")
+/// Writes `bytes` to `path` atomically (`AtomicFile`: temporary file, fsync, rename):
+/// readers see the old file or the new one, never a partial write.
+func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
+    do {
+        try AtomicFile.write(bytes, to: path)
+    } catch {
+        throw MLSCLIError.usage("cannot write \(path): \(error)")
     }
 }
 
@@ -148,99 +94,133 @@ func readMLSMessage(_ path: String) throws -> MLSMessage {
 
 /// The long-term identity of an `imprint mls` peer: a name (its basic
 /// credential) and a signature key pair for one cipher suite.
-struct MLSIdentity: Codable {
+struct MLSIdentity {
     var name: String
     var suite: UInt16
-    /// Signature private key, hex.
-    var signaturePrivateKey: String
+    var signaturePublicKey: [UInt8]
+    var signaturePrivateKey: [UInt8]
 
     var cipherSuite: CipherSuite { CipherSuite(rawValue: suite) }
     var credential: Credential { .basic(identity: Array(name.utf8)) }
 }
 
-/// The on-disk state of one `imprint mls` peer (`--dir`):
+/// The state of one `imprint mls` peer (`--dir D`), kept in a key store (docs/keys.md):
 ///
-/// - `identity.json`: name, cipher suite and signature private key (mode 0600);
-/// - `keypackages/<ref>.kp`: for each published KeyPackage, the KeyPackage and its
-///   init and encryption private keys (TLS-encoded; deleted once used to join);
-/// - `group.state`: the serialized ``MLSGroup`` (one group per directory).
+/// - `D/keys.sqlite`: an `SQLiteKeyStore` unlocked by the key file `D/keys.key` (0600). Its
+///   device identity owns everything below; the MLS signature key is its `signature_keys` row
+///   (credential = `--name`), each published KeyPackage's private keys a `key_package_keys`
+///   row (deleted once used to join), the serialized ``MLSGroup`` the `group_states` row of
+///   convo ``convo`` (one group per directory), with the epoch as its processed cursor.
+/// - `D/.lock`: a `FileLock` each mutating command holds until it exits, so concurrent
+///   invocations on one directory run one after the other instead of losing each other's
+///   state. Readers need no lock: every save is one SQLite transaction.
 ///
-/// Every file is replaced atomically. The files hold private keys in the clear:
-/// the directory is a test and scripting peer, not a key store.
+/// Secrets are sealed at rest, and used ones are deleted forward-securely; the key file
+/// protects them against other local users, not against a thief of the disk.
 struct MLSStateDirectory {
     let path: String
+    /// The convo id of the directory's one group.
+    static let convo = "cli"
 
-    var identityPath: String { path + "/identity.json" }
-    var groupPath: String { path + "/group.state" }
-    var keyPackageDirectory: String { path + "/keypackages" }
+    var storePath: String { path + "/keys.sqlite" }
+    var keyFilePath: String { path + "/keys.key" }
 
-    /// Creates the directory (and its key-package subdirectory) if needed.
+    /// Creates the directory (mode 0700) if needed.
     func create() throws {
         do {
-            try FileManager.default.createDirectory(atPath: keyPackageDirectory, withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw MLSCLIError.usage("cannot create \(path): \(error.localizedDescription)")
         }
     }
 
-    /// Takes the directory's exclusive lock (`.lock`, `flock`), held until the
-    /// process exits, so concurrent invocations on one directory run one after
-    /// the other instead of losing each other's state. Readers need no lock:
-    /// every file is replaced atomically.
+    /// Takes the directory's exclusive lock (`.lock`), held until the process exits.
     func lock() throws {
-        let fd = open(path + "/.lock", O_RDWR | O_CREAT, 0o600)
         // No directory yet: nothing to protect, and the command will say what is missing.
-        if fd < 0 && errno == ENOENT { return }
-        guard fd >= 0 else {
-            throw MLSCLIError.usage("cannot open \(path)/.lock: \(String(cString: strerror(errno)))")
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            // The handle is dropped on purpose: the lock lasts as long as the command.
+            _ = try FileLock(path: path + "/.lock", timeout: .seconds(3600)).acquire()
+        } catch {
+            throw MLSCLIError.usage("cannot lock \(path): \(error)")
         }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw MLSCLIError.usage("cannot lock \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The key store, if the directory has one (`init` made it).
+    func store() throws -> SQLiteKeyStore? {
+        guard FileManager.default.fileExists(atPath: storePath) else { return nil }
+        return try SQLiteKeyStore(path: storePath, unlock: .keyFile(path: keyFilePath))
+    }
+
+    private func requireStore() throws -> (SQLiteKeyStore, DIDKey) {
+        guard let store = try store() else {
+            throw MLSCLIError.usage("\(path) has no identity; run `imprint mls init --name <n> --dir \(path)` first")
         }
-        // The descriptor stays open on purpose: the lock lasts as long as the command.
+        return (store, try store.deviceIdentity().did)
+    }
+
+    var hasIdentity: Bool {
+        get throws {
+            guard let store = try store() else { return false }
+            return try !store.signatureKeys(for: store.deviceIdentity().did).isEmpty
+        }
     }
 
     func loadIdentity() throws -> (MLSIdentity, signatureKey: [UInt8]) {
-        guard let data = FileManager.default.contents(atPath: identityPath) else {
+        let (store, me) = try requireStore()
+        let keys = try store.signatureKeys(for: me)
+        guard let key = keys.first else {
             throw MLSCLIError.usage("\(path) has no identity; run `imprint mls init --name <n> --dir \(path)` first")
         }
-        guard let identity = try? JSONDecoder().decode(MLSIdentity.self, from: data),
-              let key = bytesFromHex(identity.signaturePrivateKey)
-        else { throw MLSCLIError.corrupt("\(identityPath) is corrupt") }
-        guard identity.cipherSuite.isSupported, (try? identity.cipherSuite.signaturePublicKey(privateKey: key)) != nil else {
-            throw MLSCLIError.corrupt("\(identityPath) holds an unusable signature key")
+        guard keys.count == 1, let name = String(validating: key.credential, as: UTF8.self) else {
+            throw MLSCLIError.corrupt("\(storePath) holds an unusable identity")
         }
-        return (identity, key)
+        let identity = MLSIdentity(name: name, suite: key.suite, signaturePublicKey: key.publicKey, signaturePrivateKey: key.privateKey)
+        guard identity.cipherSuite.isSupported,
+              (try? identity.cipherSuite.signaturePublicKey(privateKey: key.privateKey)) == key.publicKey else {
+            throw MLSCLIError.corrupt("\(storePath) holds an unusable signature key")
+        }
+        return (identity, key.privateKey)
     }
 
     func saveIdentity(_ identity: MLSIdentity) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try writeFileAtomically(identityPath, Array(try encoder.encode(identity)), private: true)
+        try create()
+        let store = try SQLiteKeyStore(path: storePath, unlock: .keyFile(path: keyFilePath))
+        try store.saveSignatureKey(SignatureKey(suite: identity.suite, publicKey: identity.signaturePublicKey,
+                                                privateKey: identity.signaturePrivateKey, credential: Array(identity.name.utf8)),
+                                   for: store.deviceIdentity().did)
     }
 
-    var hasGroup: Bool { FileManager.default.fileExists(atPath: groupPath) }
+    var hasGroup: Bool {
+        get throws {
+            guard let store = try store() else { return false }
+            return try store.groupState(convo: Self.convo, for: store.deviceIdentity().did) != nil
+        }
+    }
 
     func loadGroup() throws -> MLSGroup {
-        guard let data = FileManager.default.contents(atPath: groupPath) else {
+        let (store, me) = try requireStore()
+        guard let record = try store.groupState(convo: Self.convo, for: me) else {
             throw MLSCLIError.usage("\(path) is not in a group; create-group or join first")
         }
         do {
-            return try MLSGroup(serializedState: [UInt8](data))
+            return try MLSGroup(serializedState: record.state)
         } catch {
-            throw MLSCLIError.corrupt("\(groupPath) is corrupt: \(error)")
+            throw MLSCLIError.corrupt("the group state in \(storePath) is corrupt: \(error)")
         }
     }
 
+    /// Saves the group with its epoch as the processed cursor, in one transaction.
     func saveGroup(_ group: MLSGroup) throws {
-        try writeFileAtomically(groupPath, group.serializedState(), private: true)
+        let (store, me) = try requireStore()
+        try store.saveGroupState(GroupStateRecord(state: try group.serializedState(), cursor: ProcessedCursor(epoch: group.epoch, seq: 0)),
+                                 convo: Self.convo, for: me)
     }
 
     func deleteGroup() throws {
-        if unlink(groupPath) != 0 && errno != ENOENT {
-            throw MLSCLIError.usage("cannot delete \(groupPath): \(String(cString: strerror(errno)))")
-        }
+        let (store, me) = try requireStore()
+        try store.deleteGroup(convo: Self.convo, for: me)
     }
 
     /// Stores a KeyPackage with its private keys, named by its KeyPackageRef.
@@ -249,23 +229,30 @@ struct MLSStateDirectory {
         w.writeOpaque(keyPackage.tlsBytes)
         w.writeOpaque(keys.initKey)
         w.writeOpaque(keys.encryptionKey)
-        try create()
-        try writeFileAtomically(keyPackageDirectory + "/\(hexString(try keyPackage.reference())).kp", w.bytes, private: true)
+        let (store, me) = try requireStore()
+        try store.saveKeyPackagePrivateKey(w.bytes, reference: try keyPackage.reference(), for: me)
     }
 
     /// The stored KeyPackage whose reference is `ref`, with its private keys, if any.
-    func keyPackage(reference ref: [UInt8], signatureKey: [UInt8]) throws -> (KeyPackage, KeyPackagePrivateKeys, path: String)? {
-        let file = keyPackageDirectory + "/\(hexString(ref)).kp"
-        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+    func keyPackage(reference ref: [UInt8], signatureKey: [UInt8]) throws -> (KeyPackage, KeyPackagePrivateKeys)? {
+        guard !ref.isEmpty, ref.count <= 64 else { return nil }
+        let (store, me) = try requireStore()
+        guard let bytes = try store.keyPackagePrivateKey(reference: ref, for: me) else { return nil }
         do {
-            var r = TLSReader([UInt8](data))
+            var r = TLSReader(bytes)
             let kp = try KeyPackage(tlsBytes: try r.readOpaque())
             let keys = KeyPackagePrivateKeys(initKey: try r.readOpaque(), encryptionKey: try r.readOpaque(), signatureKey: signatureKey)
             try r.finish()
-            guard try kp.reference() == ref else { throw MLSError(.invalidValue, "reference differs from the file name") }
-            return (kp, keys, file)
+            guard try kp.reference() == ref else { throw MLSError(.invalidValue, "reference differs from the stored one") }
+            return (kp, keys)
         } catch {
-            throw MLSCLIError.corrupt("\(file) is corrupt: \(error)")
+            throw MLSCLIError.corrupt("key package \(Hex.encode(ref)) in \(storePath) is corrupt: \(error)")
         }
+    }
+
+    /// Deletes a used KeyPackage's private keys (forward-securely).
+    func deleteKeyPackage(reference ref: [UInt8]) throws {
+        let (store, me) = try requireStore()
+        try store.deleteKeyPackagePrivateKey(reference: ref, for: me)
     }
 }

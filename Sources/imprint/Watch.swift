@@ -22,7 +22,7 @@ struct Watch: ParsableCommand {
         let device = try options.resolve()
         let policy = try SettlePolicy(seconds: settle)
         guard poll.isFinite, poll > 0, poll <= 3600 else { throw CommandFailure.user("--poll must be between 0 and 3600 seconds") }
-        let watcher = BundleWatcher(layout: BundleLayout(root: bundle), ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
+        let watcher = DirectoryWatcher<BundleFingerprint>(layout: BundleLayout(root: bundle), ignoring: device, pollInterval: .milliseconds(Int(poll * 1000)))
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: .milliseconds(Int($0 * 1000))) }
         var fingerprint = try watcher.fingerprint()

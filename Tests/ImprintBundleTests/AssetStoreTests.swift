@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ImprintEncoding
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -8,6 +9,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct AssetStoreTests {
     @Test func addGetListRemoveAndDedupe() throws {

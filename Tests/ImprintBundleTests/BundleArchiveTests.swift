@@ -8,6 +8,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 /// One entry of a hand-built (possibly hostile) archive.
 struct CraftedEntry {

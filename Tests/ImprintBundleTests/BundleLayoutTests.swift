@@ -1,6 +1,7 @@
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct BundleLayoutTests {
     @Test func pathsAreWhereTheSpecSays() throws {

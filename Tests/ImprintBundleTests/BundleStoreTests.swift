@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct BundleStoreTests {
     let created = Date(timeIntervalSince1970: 1_800_000_000)
@@ -13,7 +14,7 @@ import ImprintTestSupport
 
     /// Writes a change log holding `records` at `path` (as another machine would have).
     func writeLog(_ path: String, _ records: [ChangeRecord]) throws {
-        let lock = BundleLock(path: NSTemporaryDirectory() + "/imprint-test-\(UUID().uuidString).lock")
+        let lock = FileLock(path: NSTemporaryDirectory() + "/imprint-test-\(UUID().uuidString).lock")
         try ChangeLogWriter(path: path, lock: lock).append(contentsOf: records)
     }
 

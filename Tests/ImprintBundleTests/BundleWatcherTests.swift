@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct BundleWatcherTests {
-    static let mechanisms: [BundleWatcher.Mechanism] = {
+    static let mechanisms: [DirectoryWatchMechanism] = {
         #if os(Linux)
         return [.inotify, .polling]
         #else
@@ -12,9 +13,9 @@ import ImprintTestSupport
         #endif
     }()
 
-    func makeWatcher(_ store: BundleStore, _ mechanism: BundleWatcher.Mechanism) -> BundleWatcher {
+    func makeWatcher(_ store: BundleStore, _ mechanism: DirectoryWatchMechanism) -> DirectoryWatcher<BundleFingerprint> {
         // With inotify the poll interval is long, so only inotify can wake the watcher in time.
-        let watcher = BundleWatcher(layout: store.layout, ignoring: store.device,
+        let watcher = DirectoryWatcher<BundleFingerprint>(layout: store.layout, ignoring: store.device,
                                     pollInterval: mechanism == .inotify ? .seconds(30) : .milliseconds(50),
                                     forcePolling: mechanism == .polling)
         return watcher
@@ -22,7 +23,7 @@ import ImprintTestSupport
 
     /// Runs `change` on another thread after a short delay and waits for the watcher; returns
     /// the fingerprint once the change is complete, so the next step starts from a quiet bundle.
-    func expectWake(_ watcher: BundleWatcher, since fingerprint: BundleFingerprint, _ label: String,
+    func expectWake(_ watcher: DirectoryWatcher<BundleFingerprint>, since fingerprint: BundleFingerprint, _ label: String,
                     change: @escaping @Sendable () throws -> Void) throws -> BundleFingerprint {
         let done = DispatchSemaphore(value: 0)
         let failure = LockedBox<String?>(nil)
@@ -51,7 +52,7 @@ import ImprintTestSupport
     }
 
     @Test(arguments: mechanisms)
-    func wakesForOtherMachinesFilesOnly(_ mechanism: BundleWatcher.Mechanism) throws {
+    func wakesForOtherMachinesFilesOnly(_ mechanism: DirectoryWatchMechanism) throws {
         let dir = TemporaryDirectory("watch")
         let laptop = try BundleStore.create(at: dir.file("paper.imprint"), device: DeviceID("laptop"),
                                             metadata: BundleMetadata(documentID: "w", title: "", created: Date(timeIntervalSince1970: 0)))

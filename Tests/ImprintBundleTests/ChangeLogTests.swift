@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 @Suite struct ChangeLogTests {
     func makeWriter(_ dir: TemporaryDirectory, name: String = "d.log", maxPayload: Int = ChangeLogFormat.defaultMaxPayloadLength) throws -> ChangeLogWriter {
-        try ChangeLogWriter(path: dir.file(name), lock: BundleLock(path: dir.file(name + ".lock")), maxPayloadLength: maxPayload)
+        try ChangeLogWriter(path: dir.file(name), lock: FileLock(path: dir.file(name + ".lock")), maxPayloadLength: maxPayload)
     }
 
     @Test func appendedRecordsReadBackInOrder() throws {

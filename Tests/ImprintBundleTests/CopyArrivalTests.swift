@@ -20,7 +20,7 @@ import Glibc
     func logBytes(_ records: [ChangeRecord]) throws -> [UInt8] {
         let dir = TemporaryDirectory("log")
         let path = dir.file("x.log")
-        try ChangeLogWriter(path: path, lock: BundleLock(path: dir.file("x.lock"))).append(contentsOf: records)
+        try ChangeLogWriter(path: path, lock: FileLock(path: dir.file("x.lock"))).append(contentsOf: records)
         return try readFile(path)
     }
 

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 /// A child process appends to one log and reports "saved N" after each durable append; the
 /// test SIGKILLs it at a random moment, hundreds of times in a row on the same log. After

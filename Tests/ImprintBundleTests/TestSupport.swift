@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ImprintBundle
+import ImprintTestSupport
 
 func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
 
@@ -28,15 +29,10 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
 
 /// The helper executable built next to the test bundle.
 func helperExecutable() throws -> String {
-    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    var directory = (exe as NSString).deletingLastPathComponent
-    // Swift Testing may run inside an .xctest bundle directory on some layouts.
-    for _ in 0..<3 {
-        let candidate = directory + "/imprint-bundle-testhelper"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        directory = (directory as NSString).deletingLastPathComponent
+    guard let path = siblingExecutable("imprint-bundle-testhelper") else {
+        throw BundleError(.notFound, "imprint-bundle-testhelper not built next to the tests; run `swift build --build-tests` first")
     }
-    throw BundleError(.notFound, "imprint-bundle-testhelper not built next to \(exe); run `swift build --build-tests` first")
+    return path
 }
 
 /// Starts `helper args...` with stdout to a pipe.

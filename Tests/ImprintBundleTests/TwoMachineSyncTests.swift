@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ImprintBundle
 import ImprintTestSupport
+import ImprintFiles
 
 /// Two machines, each with its own copy of a bundle, and a crude file-sync tool between them
 /// that copies new and changed files and, like Dropbox, keeps a "conflicted copy" when both

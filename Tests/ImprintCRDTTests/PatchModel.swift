@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintEncoding
 
 /// What a UI would keep: a tree of plain nodes by object id, changed only through patches.
 final class PatchModel {
@@ -138,7 +139,7 @@ final class PatchModel {
             case .uint(let u): return .number(Double(u))
             case .double(let d): return .number(d)
             case .string(let s): return .string(s)
-            case .bytes(let b): return .string(HexCoding.encode(b))
+            case .bytes(let b): return .string(Hex.encode(b))
             }
         }
     }

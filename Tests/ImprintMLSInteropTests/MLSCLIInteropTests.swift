@@ -1,4 +1,5 @@
 import Foundation
+import ImprintKeys
 import ImprintMLS
 import Testing
 
@@ -181,7 +182,7 @@ extension MLSCLIInteropTests {
         // Without the tree the join cannot work; the used KeyPackage is kept until a join succeeds.
         #expect(try imprintArgs(["mls", "join", "--dir", eve, "--welcome", tmp + "/w.bin"]).status == 2)
         #expect(try imprintOK("mls", "join", "--dir", eve, "--welcome", tmp + "/w.bin", "--tree", tmp + "/t.bin").text == "\(gid) 1")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: eve + "/keypackages").isEmpty)
+        #expect(try cliKeyStore(eve).keyPackageReferences(for: try cliKeyStore(eve).deviceIdentity().did).isEmpty)
 
         func agree(_ epoch: Int) throws {
             #expect(try imprintOK("mls", "epoch", "--dir", eve).text == "\(epoch)")
@@ -236,8 +237,10 @@ struct MLSCLIErrorTests {
         tampered[tampered.count - 3] ^= 0x40
         try writeBytes(tmp + "/t.bin", tampered)
         #expect(try imprintArgs(["mls", "process", "--dir", d, "--msg", tmp + "/t.bin"]).status == 2)
-        // A corrupt state file is corrupt data too; the state is replaced atomically, never half-written.
-        try writeBytes(d + "/group.state", Array("IMLS".utf8) + [0, 1, 9])
+        // A corrupt group state is corrupt data too; the state is replaced atomically, never half-written.
+        let store = try cliKeyStore(d)
+        try store.saveGroupState(GroupStateRecord(state: Array("IMLS".utf8) + [0, 1, 9], cursor: .start), convo: "cli",
+                                 for: try store.deviceIdentity().did)
         #expect(try imprintArgs(["mls", "epoch", "--dir", d]).status == 2)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: d).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
@@ -298,4 +301,9 @@ struct MLSBenchContractTests {
         #expect(object["members"] as? Int == 3)
         #expect((object["commit_bytes"] as? Int ?? 0) > 0 && (object["welcome_bytes"] as? Int ?? 0) > 0)
     }
+}
+
+/// The key store an `imprint mls --dir` peer keeps its state in (docs/keys.md).
+func cliKeyStore(_ dir: String) throws -> SQLiteKeyStore {
+    try SQLiteKeyStore(path: dir + "/keys.sqlite", unlock: .keyFile(path: dir + "/keys.key"))
 }

@@ -1,3 +1,4 @@
+import ImprintEncoding
 import Foundation
 import ImprintMLS
 import Testing
@@ -143,7 +144,7 @@ final class MLSRsPeer: @unchecked Sendable {
 
 func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
-func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
 /// The shared peer, or a test failure explaining why it could not start.
 func mlsRs() throws -> MLSRsPeer {

@@ -1,3 +1,4 @@
+import ImprintEncoding
 import Foundation
 import Testing
 @testable import ImprintMLS
@@ -38,13 +39,8 @@ import ImprintTestSupport
     }
 
     static func hexBytes(_ s: String) throws -> [UInt8] {
-        var out = [UInt8]()
-        var it = s.utf8.makeIterator()
-        while let a = it.next(), let b = it.next() {
-            guard let x = UInt8(String(decoding: [a, b], as: UTF8.self), radix: 16) else { throw MLSError(.invalidValue) }
-            out.append(x)
-        }
-        return out
+        guard let bytes = Hex.decode(s) else { throw MLSError(.invalidValue) }
+        return bytes
     }
 
     @Test func mutatedInputsThrowTypedErrors() throws {

@@ -64,7 +64,7 @@ import Glibc
         let log = other + "/changes/laptop.log"
         let records = try ChangeLogReader.read(at: log).records
         try FileManager.default.removeItem(atPath: log)
-        try ChangeLogWriter(path: log, lock: BundleLock(path: other + "/locks/laptop.lock")).append(contentsOf: [records[records.count - 1]])
+        try ChangeLogWriter(path: log, lock: FileLock(path: other + "/locks/laptop.lock")).append(contentsOf: [records[records.count - 1]])
         let partial = try DocumentBundle.open(at: other, device: phone)
         #expect(partial.incompleteness?.contains("1 change waits") == true || partial.incompleteness?.contains("wait for changes") == true,
                 "\(String(describing: partial.incompleteness))")

@@ -96,7 +96,7 @@ import ImprintTestSupport
 
         // A record that is not an engine change is corrupt data.
         let writer = try ChangeLogWriter(path: temp.file("doc.imprint/changes/mallory.log"),
-                                         lock: BundleLock(path: temp.file("doc.imprint/locks/mallory.lock")))
+                                         lock: FileLock(path: temp.file("doc.imprint/locks/mallory.lock")))
         let junk = Array("not a change".utf8)
         try writer.append(contentsOf: [ChangeRecord(hash: try ImprintBundle.ChangeHash(bytes: Array(repeating: 7, count: 32)), bytes: junk)])
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import ImprintEncoding
 
 /// Runner for the official RFC 9420 test-vector files
 /// (github.com/mlswg/mls-implementations, `test-vectors/`).
@@ -144,33 +145,12 @@ struct VectorRecord {
 }
 
 func hexDecode(_ s: String, field: String = "") throws -> [UInt8] {
-    let u = Array(s.utf8)
-    guard u.count % 2 == 0 else { throw VectorFailure("odd-length hex in \(field)") }
-    func nib(_ c: UInt8) throws -> UInt8 {
-        switch c {
-        case 48 ... 57: return c - 48
-        case 97 ... 102: return c - 87
-        case 65 ... 70: return c - 55
-        default: throw VectorFailure("bad hex in \(field)")
-        }
-    }
-    var out = [UInt8]()
-    out.reserveCapacity(u.count / 2)
-    var i = 0
-    while i < u.count {
-        out.append(try nib(u[i]) << 4 | nib(u[i + 1]))
-        i += 2
-    }
-    return out
+    guard s.utf8.count % 2 == 0 else { throw VectorFailure("odd-length hex in \(field)") }
+    guard let bytes = Hex.decode(s) else { throw VectorFailure("bad hex in \(field)") }
+    return bytes
 }
 
-func hexEncode(_ b: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(b.count * 2)
-    for x in b { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }
-    return String(decoding: out, as: UTF8.self)
-}
+func hexEncode(_ b: [UInt8]) -> String { Hex.encode(b) }
 
 /// Throws a failure unless `actual == expected`.
 func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String) throws {

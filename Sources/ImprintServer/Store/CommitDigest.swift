@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImprintEncoding
 
 /// Lowercase hex SHA-256, the contract's hash format.
 package enum CommitDigest {
@@ -8,6 +9,6 @@ package enum CommitDigest {
     }
 
     package static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        Hex.encode(digest)
     }
 }

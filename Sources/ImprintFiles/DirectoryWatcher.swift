@@ -4,29 +4,40 @@ import Glibc
 import Darwin
 #endif
 
-/// Waits until other machines' files change in a bundle (for `imprint watch`).
-///
-/// On Linux it sleeps on inotify (bundle root, `changes/`, `snapshots/` and the parent
-/// directory, for duplicate bundles) and re-checks the `BundleFingerprint` when woken; it
-/// also re-checks every `pollInterval`, which is the whole mechanism elsewhere or when
-/// inotify is unavailable (`forcePolling`). A change is reported only when the fingerprint
-/// differs, so this device's own appends and lock files never wake a merge.
-public final class BundleWatcher: @unchecked Sendable {
-    public enum Mechanism: String, Sendable {
-        case inotify
-        case polling
-    }
+/// How a `DirectoryWatcher` learns of changes.
+public enum DirectoryWatchMechanism: String, Sendable {
+    case inotify
+    case polling
+}
 
-    public let layout: BundleLayout
-    public let device: DeviceID?
+/// Waits until a caller-defined fingerprint of some directories changes (`imprint watch`
+/// on bundles; zone folders).
+///
+/// On Linux it sleeps on inotify (the directories `directories()` names, re-read before
+/// every wait so directories created since are watched too) and re-takes the fingerprint when
+/// woken; it also re-checks every `pollInterval`, which is the whole mechanism elsewhere or
+/// when inotify is unavailable (`forcePolling`). A change is reported only when the
+/// fingerprint differs, so writes the fingerprint leaves out (a device's own files, lock
+/// files) never wake the caller.
+///
+/// ```swift
+/// let watcher = DirectoryWatcher(directories: { [root] }, fingerprint: { try snapshot(of: root) })
+/// var seen = try watcher.fingerprint()
+/// while let next = try watcher.waitForChange(since: seen, timeout: .seconds(60)) { seen = next; reload() }
+/// ```
+public final class DirectoryWatcher<Fingerprint: Equatable & Sendable>: @unchecked Sendable {
+    public typealias Mechanism = DirectoryWatchMechanism
+
     public let pollInterval: Duration
     public private(set) var mechanism: Mechanism
+    private let directories: @Sendable () -> [String]
+    private let takeFingerprint: @Sendable () throws -> Fingerprint
     private var inotifyFD: Int32 = -1
 
-    public init(layout: BundleLayout, ignoring device: DeviceID?, pollInterval: Duration = .seconds(2),
-                forcePolling: Bool = false) {
-        self.layout = layout
-        self.device = device
+    public init(directories: @escaping @Sendable () -> [String], pollInterval: Duration = .seconds(2),
+                forcePolling: Bool = false, fingerprint: @escaping @Sendable () throws -> Fingerprint) {
+        self.directories = directories
+        self.takeFingerprint = fingerprint
         self.pollInterval = pollInterval
         self.mechanism = .polling
         #if os(Linux)
@@ -46,13 +57,13 @@ public final class BundleWatcher: @unchecked Sendable {
     }
 
     /// The fingerprint now.
-    public func fingerprint() throws -> BundleFingerprint {
-        try BundleFingerprint.take(of: layout, ignoring: device)
+    public func fingerprint() throws -> Fingerprint {
+        try takeFingerprint()
     }
 
     /// Blocks until the fingerprint differs from `previous` and returns the new one, or
     /// returns nil when `timeout` passes first (nil timeout: wait forever).
-    public func waitForChange(since previous: BundleFingerprint, timeout: Duration? = nil) throws -> BundleFingerprint? {
+    public func waitForChange(since previous: Fingerprint, timeout: Duration? = nil) throws -> Fingerprint? {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         while true {
@@ -87,11 +98,10 @@ public final class BundleWatcher: @unchecked Sendable {
     }
 
     #if os(Linux)
-    private static let watchMask: UInt32 = 0x2 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 // MODIFY, CLOSE_WRITE, MOVED_FROM/TO, CREATE, DELETE
+    private static var watchMask: UInt32 { 0x2 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 } // MODIFY, CLOSE_WRITE, MOVED_FROM/TO, CREATE, DELETE
 
     private func addWatches() {
-        for directory in [layout.root, layout.changesPath, layout.snapshotsPath, POSIX.parentDirectory(of: layout.root)]
-        where POSIX.isDirectory(directory) {
+        for directory in directories() where POSIX.isDirectory(directory) {
             _ = inotify_add_watch(inotifyFD, directory, Self.watchMask)
         }
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImprintEncoding
 
 /// A `did:key` identity for an Ed25519 key:
 /// `did:key:z<base58btc(0xed 0x01 ‖ 32-byte public key)>`.

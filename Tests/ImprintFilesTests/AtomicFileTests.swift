@@ -2,8 +2,13 @@
 import Glibc
 #endif
 import Testing
-@testable import ImprintBundle
+import Foundation
+import ImprintFiles
 import ImprintTestSupport
+
+private func readFile(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+private func writeFile(_ path: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+private struct ProducerGaveUp: Error {}
 
 @Suite struct AtomicFileTests {
     @Test func writesAndReplaces() throws {
@@ -20,10 +25,10 @@ import ImprintTestSupport
         let dir = TemporaryDirectory()
         let path = dir.file("a.json")
         try AtomicFile.write(Array("old".utf8), to: path)
-        #expect(throws: BundleError.self) {
+        #expect(throws: ProducerGaveUp.self) {
             try AtomicFile.write(to: path) { fd, temporary in
                 try POSIX.writeAll(fd, Array("half".utf8), path: temporary)
-                throw BundleError(.invalidArgument, "producer gave up")
+                throw ProducerGaveUp()
             }
         }
         #expect(try readFile(path) == Array("old".utf8))
@@ -47,12 +52,22 @@ import ImprintTestSupport
         #expect(try POSIX.listDirectory(dir.path) == ["keep.txt"])
     }
 
+    @Test func createExclusivelyNeverReplacesAnExistingFile() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("key")
+        #expect(try AtomicFile.createExclusively([1, 2, 3], at: path, mode: 0o600))
+        #expect(try !AtomicFile.createExclusively([9, 9], at: path, mode: 0o600))
+        #expect(try readFile(path) == [1, 2, 3])
+        #expect(try POSIX.listDirectory(dir.path) == ["key"])
+        let mode = try #require(POSIX.lstatMode(path))
+        #expect(mode & 0o777 == 0o600)
+    }
+
     @Test func readRefusesFilesOverTheLimit() throws {
         let dir = TemporaryDirectory()
         try writeFile(dir.file("big"), [UInt8](repeating: 1, count: 100))
-        let error = #expect(throws: BundleError.self) { try AtomicFile.read(dir.file("big"), limit: 99) }
-        #expect(error?.code == .tooLarge)
-        let missing = #expect(throws: BundleError.self) { try AtomicFile.read(dir.file("nope")) }
-        #expect(missing?.code == .notFound)
+        #expect(throws: FileError.tooLarge) { try AtomicFile.read(dir.file("big"), limit: 99) }
+        let missing = #expect(throws: FileError.notFound) { try AtomicFile.read(dir.file("nope")) }
+        #expect(missing?.errno == ENOENT)
     }
 }

@@ -10,8 +10,8 @@ import Darwin
 /// (`.<name>.tmp-<pid>-<random>`), which is fsync'd, renamed over the target, and then the
 /// directory is fsync'd so the rename itself is durable. A reader sees either the old file
 /// or the new one, never a mix. A crash can leave a stale temporary behind; names starting
-/// with `.` and containing `.tmp-` are never bundle content and may be removed by
-/// `removeStaleTemporaries(in:)`.
+/// with `.` and containing `.tmp-` are never content (bundles, key files, zone folders skip
+/// them) and may be removed by `removeStaleTemporaries(in:)`. Failures throw `FileError`.
 public enum AtomicFile {
     /// Writes `bytes` to `path` atomically.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
@@ -27,24 +27,52 @@ public enum AtomicFile {
         mode: mode_t = 0o644,
         producer: (_ fd: Int32, _ temporaryPath: String) throws -> Void
     ) throws {
-        let directory = POSIX.parentDirectory(of: path)
-        let temporary = temporaryPath(for: path)
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        let temporary = try writeTemporary(for: path, mode: mode, producer: producer)
         var committed = false
         defer {
             if !committed { _ = unlink(temporary) }
         }
+        try POSIX.rename(temporary, path)
+        committed = true
+        try POSIX.fsyncDirectory(POSIX.parentDirectory(of: path))
+    }
+
+    /// Creates `path` with `bytes` only if it does not exist yet, all-or-nothing: the
+    /// content goes to a temporary file (fsync'd), which is then hard-linked to `path`, which
+    /// fails if `path` exists, so of several processes creating at once exactly one wins and
+    /// nobody ever sees a partial file. Returns whether this call created it.
+    @discardableResult
+    public static func createExclusively(_ bytes: [UInt8], at path: String, mode: mode_t = 0o644) throws -> Bool {
+        let temporary = try writeTemporary(for: path, mode: mode) { fd, temporary in
+            try POSIX.writeAll(fd, bytes, path: temporary)
+        }
+        defer { _ = unlink(temporary) }
+        if link(temporary, path) != 0 {
+            let err = errno
+            if err == EEXIST { return false }
+            throw POSIX.ioError("link to \(path)", path: temporary, err: err)
+        }
+        try POSIX.fsyncDirectory(POSIX.parentDirectory(of: path))
+        return true
+    }
+
+    /// A new temporary next to `path` (`temporaryPath(for:)`), filled by `producer` and
+    /// fsync'd; removed again if anything fails. The caller renames or links it into place.
+    private static func writeTemporary(
+        for path: String, mode: mode_t, producer: (_ fd: Int32, _ temporaryPath: String) throws -> Void
+    ) throws -> String {
+        let temporary = temporaryPath(for: path)
+        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         do {
             try producer(fd, temporary)
             try POSIX.fsync(fd, path: temporary)
         } catch {
             POSIX.close(fd)
+            _ = unlink(temporary)
             throw error
         }
         POSIX.close(fd)
-        try POSIX.rename(temporary, path)
-        committed = true
-        try POSIX.fsyncDirectory(directory)
+        return temporary
     }
 
     /// Moves an already-complete, already-fsync'd file into place and makes the rename durable.
@@ -98,13 +126,13 @@ public enum AtomicFile {
     public static func read(_ path: String, limit: Int = 64 << 20) throws -> [UInt8] {
         // A directory, FIFO or device where a file belongs is damage; a FIFO would also block.
         if let mode = POSIX.lstatMode(path), (mode & S_IFMT) != S_IFREG {
-            throw BundleError(.corrupt, "\(POSIX.fileTypeName(path)) where a file belongs", path: path)
+            throw FileError(.wrongType, "\(POSIX.fileTypeName(path)) where a file belongs", path: path)
         }
         let fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK)
         defer { POSIX.close(fd) }
         let size = try POSIX.fileSize(fd, path: path)
         guard size <= Int64(limit) else {
-            throw BundleError(.tooLarge, "file is \(size) bytes, limit is \(limit)", path: path)
+            throw FileError(.tooLarge, "file is \(size) bytes, limit is \(limit)", path: path)
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         let n = try bytes.withUnsafeMutableBytes { try POSIX.pread(fd, $0, offset: 0, path: path) }

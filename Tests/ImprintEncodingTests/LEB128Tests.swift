@@ -1,5 +1,5 @@
 import Testing
-@testable import ImprintCRDT
+import ImprintEncoding
 
 @Suite struct LEB128Tests {
     @Test func unsignedEncodingMatchesKnownBytes() {

@@ -6,19 +6,19 @@ import Musl
 import Darwin
 #endif
 
-/// Thin, errno-checked wrappers around the system calls the bundle layer needs.
-/// Every function retries on EINTR and throws `BundleError(.io)` with the path on failure.
-enum POSIX {
-    static func errorMessage(_ err: Int32) -> String {
+/// Thin, errno-checked wrappers around the system calls the file layers need (bundles, key
+/// store, zone folders). Every function retries on EINTR and throws `FileError` (`.notFound`
+/// for ENOENT, else `.io`) with the path and errno on failure.
+package enum POSIX {
+    package static func errorMessage(_ err: Int32) -> String {
         String(cString: strerror(err))
     }
 
-    static func ioError(_ what: String, path: String, err: Int32 = errno) -> BundleError {
-        let code: BundleError.Code = (err == ENOENT) ? .notFound : .io
-        return BundleError(code, "\(what): \(errorMessage(err))", path: path, errno: err)
+    package static func ioError(_ what: String, path: String, err: Int32 = errno) -> FileError {
+        FileError(err == ENOENT ? .notFound : .io, "\(what): \(errorMessage(err))", path: path, errno: err)
     }
 
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
         while true {
             let fd = Glibc_open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
@@ -27,11 +27,11 @@ enum POSIX {
         }
     }
 
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         _ = systemClose(fd)
     }
 
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < buffer.count {
             let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -43,12 +43,12 @@ enum POSIX {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         try bytes.withUnsafeBytes { try writeAll(fd, $0, path: path) }
     }
 
     /// Reads up to `buffer.count` bytes at `offset`; returns the number read (0 at end of file).
-    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, offset: Int64, path: String) throws -> Int {
+    package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, offset: Int64, path: String) throws -> Int {
         var total = 0
         while total < buffer.count {
             let n = systemPread(fd, buffer.baseAddress! + total, buffer.count - total, off_t(offset) + off_t(total))
@@ -63,7 +63,7 @@ enum POSIX {
     }
 
     /// Reads up to `buffer.count` bytes from the current position (0 at end of file).
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         while true {
             let n = systemRead(fd, buffer.baseAddress!, buffer.count)
             if n < 0 {
@@ -74,47 +74,47 @@ enum POSIX {
         }
     }
 
-    static func fsync(_ fd: Int32, path: String) throws {
+    package static func fsync(_ fd: Int32, path: String) throws {
         while systemFsync(fd) != 0 {
             if errno == EINTR { continue }
             throw ioError("fsync", path: path)
         }
     }
 
-    static func fileSize(_ fd: Int32, path: String) throws -> Int64 {
+    package static func fileSize(_ fd: Int32, path: String) throws -> Int64 {
         var st = stat()
         if fstat(fd, &st) != 0 { throw ioError("fstat", path: path) }
         return Int64(st.st_size)
     }
 
-    static func truncate(_ fd: Int32, to length: Int64, path: String) throws {
+    package static func truncate(_ fd: Int32, to length: Int64, path: String) throws {
         while ftruncate(fd, off_t(length)) != 0 {
             if errno == EINTR { continue }
             throw ioError("ftruncate", path: path)
         }
     }
 
-    static func seek(_ fd: Int32, to offset: Int64, path: String) throws {
+    package static func seek(_ fd: Int32, to offset: Int64, path: String) throws {
         if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw ioError("lseek", path: path) }
     }
 
     /// fsync on a directory, so that a rename or create inside it is durable.
-    static func fsyncDirectory(_ path: String) throws {
+    package static func fsyncDirectory(_ path: String) throws {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         try fsync(fd, path: path)
     }
 
-    static func rename(_ from: String, _ to: String) throws {
+    package static func rename(_ from: String, _ to: String) throws {
         if systemRename(from, to) != 0 { throw ioError("rename to \(to)", path: from) }
     }
 
-    static func unlink(_ path: String) throws {
+    package static func unlink(_ path: String) throws {
         if systemUnlink(path) != 0 { throw ioError("unlink", path: path) }
     }
 
     /// Creates a directory; succeeds if it already exists as a directory.
-    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
         if mkdir(path, mode) == 0 { return }
         let err = errno
         if err == EEXIST, isDirectory(path) { return }
@@ -122,27 +122,27 @@ enum POSIX {
     }
 
     /// Creates `path` and every missing parent.
-    static func makeDirectories(_ path: String) throws {
+    package static func makeDirectories(_ path: String) throws {
         if isDirectory(path) { return }
         let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
         try makeDirectory(path)
     }
 
-    static func lstatMode(_ path: String) -> mode_t? {
+    package static func lstatMode(_ path: String) -> mode_t? {
         var st = stat()
         if lstat(path, &st) != 0 { return nil }
         return st.st_mode
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         if stat(path, &st) != 0 { return false }
         return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// "a directory", "a FIFO", "a symbolic link", … for what `path` is (not following links).
-    static func fileTypeName(_ path: String) -> String {
+    package static func fileTypeName(_ path: String) -> String {
         guard let mode = lstatMode(path) else { return "nothing" }
         switch mode & S_IFMT {
         case S_IFDIR: return "a directory"
@@ -155,17 +155,17 @@ enum POSIX {
         }
     }
 
-    static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         guard let mode = lstatMode(path) else { return false }
         return (mode & S_IFMT) == S_IFREG
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         lstatMode(path) != nil
     }
 
     /// Names in a directory, excluding `.` and `..`, sorted.
-    static func listDirectory(_ path: String) throws -> [String] {
+    package static func listDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw ioError("opendir", path: path) }
         defer { closedir(dir) }
         var names: [String] = []
@@ -179,19 +179,19 @@ enum POSIX {
         return names.sorted()
     }
 
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
 
-    static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
     /// Removes a file or a directory tree (does not follow symlinks).
-    static func removeTree(_ path: String) throws {
+    package static func removeTree(_ path: String) throws {
         guard let mode = lstatMode(path) else { return }
         if (mode & S_IFMT) == S_IFDIR {
             for name in try listDirectory(path) {
@@ -203,7 +203,7 @@ enum POSIX {
         }
     }
 
-    static func randomSuffix() -> String {
+    package static func randomSuffix() -> String {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt64
         return String(value, radix: 36)

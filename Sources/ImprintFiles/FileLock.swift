@@ -10,7 +10,7 @@ import Darwin
 /// the same process (flock locks belong to an open file description). The kernel drops the
 /// lock when the holder exits or is killed, so a crashed writer never leaves it held.
 /// Lock files are empty, never deleted, and never read for content.
-public struct BundleLock: Sendable {
+public struct FileLock: Sendable {
     public let path: String
     /// How long `withLock` waits before throwing `.lockTimeout`.
     public var timeout: Duration
@@ -44,7 +44,7 @@ public struct BundleLock: Sendable {
             }
             if clock.now >= deadline {
                 POSIX.close(fd)
-                throw BundleError(.lockTimeout, "lock still held by another writer after \(timeout)", path: path)
+                throw FileError(.lockTimeout, "lock still held by another writer after \(timeout)", path: path)
             }
             usleep(pause)
             pause = min(pause * 2, 20_000)

@@ -6,18 +6,18 @@ import Darwin
 import Foundation
 import Testing
 @testable import ImprintBundle
+import ImprintFiles
 import ImprintTestSupport
 
-@Suite struct BundleLockTests {
+@Suite struct FileLockTests {
     @Test func secondAcquirerWaitsAndTimesOut() throws {
         let dir = TemporaryDirectory("lock")
-        let lock = BundleLock(path: dir.file("locks/x.lock"), timeout: .milliseconds(100))
+        let lock = FileLock(path: dir.file("locks/x.lock"), timeout: .milliseconds(100))
         let held = try lock.acquire()
         #expect(try lock.isHeldElsewhere())
         let clock = ContinuousClock()
         let start = clock.now
-        let error = #expect(throws: BundleError.self) { try lock.acquire() }
-        #expect(error?.code == .lockTimeout)
+        #expect(throws: FileError.lockTimeout) { try lock.acquire() }
         #expect(clock.now - start >= .milliseconds(100))
         held.release()
         #expect(try !lock.isHeldElsewhere())
@@ -34,14 +34,13 @@ import ImprintTestSupport
         var byte: UInt8 = 0
         while read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
         try #require(String(decoding: line, as: UTF8.self) == "locked")
-        let lock = BundleLock(path: lockPath, timeout: .milliseconds(200))
+        let lock = FileLock(path: lockPath, timeout: .milliseconds(200))
         #expect(try lock.isHeldElsewhere())
-        let blocked = #expect(throws: BundleError.self) { try lock.withLock { } }
-        #expect(blocked?.code == .lockTimeout)
+        #expect(throws: FileError.lockTimeout) { try lock.withLock { } }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         // The kernel released the dead holder's lock.
-        try BundleLock(path: lockPath, timeout: .seconds(2)).withLock { }
+        try FileLock(path: lockPath, timeout: .seconds(2)).withLock { }
     }
 
     /// Three processes append to one log at once, each in small pieces per write(2) call.

@@ -1,0 +1,3 @@
+// `Document.jsonValue()` returns the JSON value type every Imprint module shares; it lives in
+// the ImprintEncoding leaf and is re-exported so `import ImprintCRDT` is enough to use it.
+@_exported import enum ImprintEncoding.JSONValue
