@@ -296,6 +296,8 @@ let package = Package(
             name: "ImprintZones",
             dependencies: [
                 "ImprintDelivery",
+                "ImprintEncoding",
+                "ImprintFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,14 +1,16 @@
-// TODO(leaf): move to ImprintFiles. The minimal POSIX file primitives the folder zone store
-// needs (no-clobber atomic publish, bounded reads, listing, stamps); replace with the
-// ImprintFiles leaf (AtomicFile & co.) when the branch that moves them out of ImprintBundle
-// lands. Nothing else in ImprintZones touches files directly.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import Foundation
+import ImprintFiles
 
+/// The folder zone store's view of the file system: the `ImprintFiles` leaf's primitives
+/// (no-clobber atomic publish, listing, directory fsync), with their `FileError`s reported as
+/// `ZoneError`s, plus the two things only a zone folder needs (a bounded read that never
+/// follows a link or blocks on a FIFO, and a file's version stamp). Nothing else in
+/// ImprintZones touches files directly.
 enum FolderFiles {
     /// A file's identity and version: a file a writer published never changes, so an equal
     /// stamp means equal content; a sync tool replacing it changes the stamp.
@@ -16,69 +18,40 @@ enum FolderFiles {
         var device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64
     }
 
-    static func ioError(_ what: String, _ path: String, _ err: Int32 = errno) -> ZoneError {
-        ZoneError(.io, "\(what) \(path): \(String(cString: strerror(err)))")
+    /// Runs `body`, reporting a `FileError` as a `ZoneError` (`.io`, or `.payloadTooLarge`).
+    static func converting<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FileError {
+            throw ZoneError(error == .tooLarge ? .payloadTooLarge : .io, error.description)
+        }
     }
 
-    /// Publishes `bytes` at `path` unless a file is there: written to a temporary in the same
-    /// directory (`.<name>.tmp-<pid>-<random>`, a name no reader takes for content), fsync'd,
-    /// hard-linked to `path` (which fails instead of replacing), the temporary unlinked and the
-    /// directory fsync'd. Returns false when `path` already existed (nothing changed).
+    /// Publishes `bytes` at `path` unless a file is there (`AtomicFile.createExclusively`:
+    /// temporary, fsync, hard link that never replaces, directory fsync). Returns false when
+    /// `path` already existed (nothing changed).
     static func publishNew(_ bytes: [UInt8], at path: String) throws -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ioError("create", temporary) }
-        defer { unlink(temporary) }
-        do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError("write", temporary)
-                }
-                offset += n
-            }
-            guard fsync(fd) == 0 else { throw ioError("fsync", temporary) }
-        } catch {
-            close(fd)
-            throw error
-        }
-        close(fd)
-        if link(temporary, path) != 0 {
-            if errno == EEXIST { return false }
-            throw ioError("link", path)
-        }
-        try fsyncDirectory(directory)
-        return true
+        try converting { try AtomicFile.createExclusively(bytes, at: path) }
     }
 
     static func fsyncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ioError("open directory", path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ioError("fsync directory", path) }
+        try converting { try POSIX.fsyncDirectory(path) }
     }
 
     /// The whole file, refusing one over `limit` bytes (so a hostile file cannot take memory).
     /// Never follows a symbolic link and never blocks on a FIFO a hostile peer planted.
     static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { throw ioError("open", path) }
-        defer { close(fd) }
+        let fd = try converting { try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
+        defer { POSIX.close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ioError("stat", path) }
+        guard fstat(fd, &st) == 0 else { throw ZoneError(.io, "stat \(path): \(POSIX.errorMessage(errno))") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw ZoneError(.io, "\(path) is not a regular file") }
         guard st.st_size <= Int64(limit) else { throw ZoneError(.payloadTooLarge, "\(path) is \(st.st_size) bytes, limit \(limit)") }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
         var filled = 0
         while filled < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, off_t(filled)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ioError("read", path)
+            let n = try converting {
+                try bytes.withUnsafeMutableBytes { try POSIX.pread(fd, UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), offset: Int64(filled), path: path) }
             }
             if n == 0 { break } // shrank while reading: return what is there, the decoder judges it
             filled += n
@@ -99,45 +72,24 @@ enum FolderFiles {
                      modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
-    }
+    static func isDirectory(_ path: String) -> Bool { POSIX.isDirectory(path) }
 
-    static func exists(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0
-    }
+    static func exists(_ path: String) -> Bool { POSIX.exists(path) }
 
-    /// Names in a directory (none when it does not exist).
+    /// Names in a directory (none when it does not exist or is not a directory).
     static func list(_ path: String) throws -> [String] {
-        guard let dir = opendir(path) else {
-            if errno == ENOENT || errno == ENOTDIR { return [] }
-            throw ioError("list", path)
-        }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        guard POSIX.isDirectory(path) else { return [] }
+        return try converting { try POSIX.listDirectory(path) }
     }
 
     static func makeDirectories(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw ZoneError(.io, "create directory \(path): \(error)")
-        }
+        try converting { try POSIX.makeDirectories(path) }
     }
 
     /// Moves a directory out of the way in one rename, then removes it.
     static func removeTree(_ path: String, via trash: String) throws {
-        guard rename(path, trash) == 0 else { throw ioError("rename", path) }
-        try? fsyncDirectory((path as NSString).deletingLastPathComponent)
-        try? FileManager.default.removeItem(atPath: trash)
+        try converting { try POSIX.rename(path, trash) }
+        try? fsyncDirectory(POSIX.parentDirectory(of: path))
+        try? POSIX.removeTree(trash)
     }
 }
