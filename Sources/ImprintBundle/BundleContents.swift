@@ -30,7 +30,7 @@ public struct BundleContents: Sendable {
     public var snapshots: [LoadedSnapshot]
     /// Changes from logs, each hash once: canonical logs first (by device), then conflict
     /// copies, each in file order.
-    public var changes: [ChangeRecord]
+    public var changes: [LogRecord]
     public var logReports: [FileReport]
     public var snapshotReports: [FileReport]
     /// Files of this bundle that are known to be on their way (sync-tool downloads in
@@ -45,10 +45,10 @@ public struct BundleContents: Sendable {
     public var quarantined: [String] = []
     /// Where each change came from: the first log that holds it, else the first snapshot that
     /// covers it (for reports of what a merge brought in).
-    public var sources: [ChangeHash: String] = [:]
+    public var sources: [RecordHash: String] = [:]
 
     /// Hashes present in `changes` or covered by any loaded snapshot.
-    public var knownHashes: Set<ChangeHash> {
+    public var knownHashes: Set<RecordHash> {
         var set = Set(changes.map(\.hash))
         for snapshot in snapshots { set.formUnion(snapshot.file.coveredChanges) }
         return set

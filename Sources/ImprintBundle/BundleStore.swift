@@ -75,7 +75,7 @@ public final class BundleStore: @unchecked Sendable {
 
     /// Appends changes to this device's log; when this returns they are durable.
     @discardableResult
-    public func append(_ changes: [ChangeRecord]) throws -> ChangeLogWriter.AppendResult {
+    public func append(_ changes: [LogRecord]) throws -> ChangeLogWriter.AppendResult {
         try ownLog().append(contentsOf: changes)
     }
 
@@ -146,8 +146,8 @@ public final class BundleStore: @unchecked Sendable {
             snapshotReports.append(report)
         }
 
-        var sources: [ChangeHash: String] = [:]
-        var changes: [ChangeRecord] = []
+        var sources: [RecordHash: String] = [:]
+        var changes: [LogRecord] = []
         var logReports: [BundleContents.FileReport] = []
         let ordered = inventory.changeLogs.filter { $0.conflictCopy == nil } + inventory.changeLogs.filter { $0.conflictCopy != nil }
         for entry in ordered {
@@ -194,7 +194,7 @@ public final class BundleStore: @unchecked Sendable {
 
     /// The changes this device's own files make durable: its log's records and the changes
     /// its snapshot covers. A change in this set survives the loss of every other file.
-    public func ownDurableHashes() throws -> Set<ChangeHash> {
+    public func ownDurableHashes() throws -> Set<RecordHash> {
         var durable = Set(try ownLog().readAll().records.map(\.hash))
         if let own = try? SnapshotFile.read(at: layout.snapshotPath(for: device)) {
             durable.formUnion(own.coveredChanges)
@@ -292,7 +292,7 @@ public final class BundleStore: @unchecked Sendable {
                     report.kept[entry.path] = "unreadable: \(BundleError(error))"
                     continue
                 }
-                var missing: [ChangeRecord] = []
+                var missing: [LogRecord] = []
                 for record in contents.records where !durable.contains(record.hash) {
                     missing.append(record)
                     durable.insert(record.hash)

@@ -50,9 +50,9 @@ public enum ChangeLogFormat {
         return bytes.count < headerLength && Array(full[0..<bytes.count]) == bytes
     }
 
-    public static func changePayload(_ record: ChangeRecord) -> [UInt8] {
+    public static func changePayload(_ record: LogRecord) -> [UInt8] {
         var payload = [UInt8]()
-        payload.reserveCapacity(1 + ChangeHash.byteCount + record.bytes.count)
+        payload.reserveCapacity(1 + RecordHash.byteCount + record.bytes.count)
         payload.append(PayloadKind.change.rawValue)
         payload.append(contentsOf: record.hash.bytes)
         payload.append(contentsOf: record.bytes)
@@ -79,14 +79,14 @@ public enum ChangeLogFormat {
         guard let kind = PayloadKind(rawValue: first) else { return .unknownKind(first) }
         switch kind {
         case .change:
-            guard payload.count >= 1 + ChangeHash.byteCount else { return .malformed }
-            let hash = try! ChangeHash(bytes: Array(payload[1..<(1 + ChangeHash.byteCount)]))
-            return .change(ChangeRecord(hash: hash, bytes: Array(payload[(1 + ChangeHash.byteCount)...])))
+            guard payload.count >= 1 + RecordHash.byteCount else { return .malformed }
+            let hash = try! RecordHash(bytes: Array(payload[1..<(1 + RecordHash.byteCount)]))
+            return .change(LogRecord(hash: hash, bytes: Array(payload[(1 + RecordHash.byteCount)...])))
         }
     }
 
     enum PayloadDecoding {
-        case change(ChangeRecord)
+        case change(LogRecord)
         case unknownKind(UInt8)
         case malformed
     }

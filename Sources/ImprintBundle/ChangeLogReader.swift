@@ -34,7 +34,7 @@ public struct ChangeLogDamage: Sendable, Equatable {
 public struct ChangeLogContents: Sendable {
     /// Valid change records in file order (the same change may appear twice if a writer
     /// re-appended it; callers union by hash), including those after damaged stretches.
-    public var records: [ChangeRecord]
+    public var records: [LogRecord]
     /// Bytes from the start of the file to the end of the last valid frame.
     public var validLength: Int64
     public var fileLength: Int64
@@ -75,7 +75,7 @@ public enum ChangeLogReader {
             return ChangeLogContents(records: [], validLength: 0, fileLength: fileLength,
                                      tail: fileLength == 0 ? .clean : .truncatedHeader, skippedFrames: 0)
         }
-        var records: [ChangeRecord] = []
+        var records: [LogRecord] = []
         let scan = try scanFrames(fd: fd, path: path, from: start, fileLength: fileLength,
                                   maxPayloadLength: maxPayloadLength) { records.append($0) }
         return ChangeLogContents(records: records, validLength: scan.validEnd, fileLength: fileLength,
@@ -107,7 +107,7 @@ public enum ChangeLogReader {
     /// One frame read at an offset.
     enum FrameRead {
         /// A valid frame ending at `end`: a change, or nil for a kind this version skips.
-        case valid(ChangeRecord?, end: Int64)
+        case valid(LogRecord?, end: Int64)
         case invalid(ChangeLogTail)
     }
 
@@ -144,7 +144,7 @@ public enum ChangeLogReader {
     /// when no valid frame follows is it the tail.
     static func scanFrames(
         fd: Int32, path: String, from start: Int64, fileLength: Int64, maxPayloadLength: Int,
-        visit: (ChangeRecord) -> Void
+        visit: (LogRecord) -> Void
     ) throws -> ScanResult {
         var offset = start
         var result = ScanResult(validEnd: start, tail: .clean, skipped: 0)
@@ -183,14 +183,14 @@ public enum ChangeLogReader {
         let headerLength = Int64(ChangeLogFormat.frameHeaderLength)
         var base = offset + 1
         var buffer = [UInt8](repeating: 0, count: window + Int(headerLength) + 1)
-        while base + headerLength + 1 + Int64(ChangeHash.byteCount) <= fileLength {
+        while base + headerLength + 1 + Int64(RecordHash.byteCount) <= fileLength {
             let n = try buffer.withUnsafeMutableBytes { try POSIX.pread(fd, $0, offset: base, path: path) }
             guard n > Int(headerLength) else { return nil }
             let candidates = min(window, n - Int(headerLength))
             for i in 0..<candidates where buffer[i + Int(headerLength)] == ChangeLogFormat.PayloadKind.change.rawValue {
                 let length = Int64(ChangeLogFormat.readLE32(buffer, at: i))
                 let candidate = base + Int64(i)
-                guard length >= 1 + Int64(ChangeHash.byteCount), length <= Int64(maxPayloadLength),
+                guard length >= 1 + Int64(RecordHash.byteCount), length <= Int64(maxPayloadLength),
                       candidate + headerLength + length <= fileLength else { continue }
                 budget -= length
                 if budget < 0 { return nil }

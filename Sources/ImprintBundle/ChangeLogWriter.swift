@@ -66,7 +66,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
 
     /// Appends one record durably.
     @discardableResult
-    public func append(_ record: ChangeRecord) throws -> AppendResult {
+    public func append(_ record: LogRecord) throws -> AppendResult {
         try append(contentsOf: [record])
     }
 
@@ -74,7 +74,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
     /// prefix of them does (whole frames only); a frame is never half-visible to readers
     /// after recovery.
     @discardableResult
-    public func append(contentsOf records: [ChangeRecord]) throws -> AppendResult {
+    public func append(contentsOf records: [LogRecord]) throws -> AppendResult {
         var bytes = [UInt8]()
         for record in records {
             let payload = ChangeLogFormat.changePayload(record)
@@ -120,7 +120,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
     /// replaces the old one atomically; a log with damaged stretches is quarantined first
     /// (see the type's notes), never silently dropped. Returns the number of records removed.
     @discardableResult
-    public func rewrite(keeping keep: (ChangeRecord) -> Bool) throws -> Int {
+    public func rewrite(keeping keep: (LogRecord) -> Bool) throws -> Int {
         mutex.lock()
         defer { mutex.unlock() }
         return try lock.withLock {
@@ -138,7 +138,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
     /// Moves the damaged log aside (a hard link, or a copy where links are not supported;
     /// the directory is fsync'd) and writes `records` as a fresh log at the canonical path.
     /// Returns the quarantine path. Under the lock.
-    private func quarantineAndRewrite(_ records: [ChangeRecord]) throws -> String {
+    private func quarantineAndRewrite(_ records: [LogRecord]) throws -> String {
         let quarantined = try quarantine()
         try writeFresh(records)
         return quarantined
@@ -157,7 +157,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
     }
 
     /// Replaces the log with a header and `records`, atomically. Under the lock.
-    private func writeFresh(_ records: [ChangeRecord]) throws {
+    private func writeFresh(_ records: [LogRecord]) throws {
         var out = ChangeLogFormat.header()
         for record in records {
             out.append(contentsOf: ChangeLogFormat.frame(ChangeLogFormat.changePayload(record)))

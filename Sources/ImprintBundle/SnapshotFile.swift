@@ -15,11 +15,11 @@ public struct SnapshotFile: Sendable, Equatable {
     public static let defaultMaxLength: Int = 2 << 30
 
     /// Hashes of every change folded into `snapshot`.
-    public var coveredChanges: [ChangeHash]
+    public var coveredChanges: [RecordHash]
     /// The engine's opaque snapshot.
     public var snapshot: [UInt8]
 
-    public init(coveredChanges: [ChangeHash], snapshot: [UInt8]) {
+    public init(coveredChanges: [RecordHash], snapshot: [UInt8]) {
         self.coveredChanges = coveredChanges
         self.snapshot = snapshot
     }
@@ -53,10 +53,10 @@ public struct SnapshotFile: Sendable, Equatable {
         let body = bytes.count - 4
         guard count <= (body - fixed - 8) / 32 else { throw corrupt("hash count \(count) exceeds the file") }
         var offset = fixed
-        var hashes: [ChangeHash] = []
+        var hashes: [RecordHash] = []
         hashes.reserveCapacity(count)
         for _ in 0..<count {
-            hashes.append(try ChangeHash(bytes: Array(bytes[offset..<(offset + 32)])))
+            hashes.append(try RecordHash(bytes: Array(bytes[offset..<(offset + 32)])))
             offset += 32
         }
         let length = ChangeLogFormat.readLE64(bytes, at: offset)

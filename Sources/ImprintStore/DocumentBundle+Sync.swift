@@ -34,7 +34,7 @@ extension DocumentBundle {
     @discardableResult
     public func writeSnapshot() throws(StoreError) -> Int {
         let covered = try StoreError.wrapping {
-            try document.allChanges().map { try ImprintBundle.ChangeHash(bytes: $0.hash.bytes) }
+            try document.allChanges().map { try ImprintBundle.RecordHash(bytes: $0.hash.bytes) }
         }
         let file = SnapshotFile(coveredChanges: covered, snapshot: document.save())
         let removed = try StoreError.wrapping { try store.writeSnapshot(file) }
@@ -77,7 +77,7 @@ extension DocumentBundle {
         // duplicate bundle); the ones no file of this bundle holds go to this device's log.
         var merged: [Change] = []
         for change in document.allChanges() {
-            guard let hash = try? ImprintBundle.ChangeHash(bytes: change.hash.bytes), !ownDurable.contains(hash) else { continue }
+            guard let hash = try? ImprintBundle.RecordHash(bytes: change.hash.bytes), !ownDurable.contains(hash) else { continue }
             merged.append(change)
             report.mergedFrom[changeSources[hash] ?? "this session's edits", default: 0] += 1
         }

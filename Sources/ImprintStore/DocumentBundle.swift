@@ -47,13 +47,13 @@ public final class DocumentBundle {
     var ownLogRecords = 0
 
     /// Hashes the bundle was seen to hold at the last load, plus those appended since.
-    var loadedHashes: Set<ImprintBundle.ChangeHash> = []
+    var loadedHashes: Set<ImprintBundle.RecordHash> = []
 
     /// Hashes read from duplicate bundles that this bundle's own files do not hold.
-    var duplicateHashes: Set<ImprintBundle.ChangeHash> = []
+    var duplicateHashes: Set<ImprintBundle.RecordHash> = []
 
     /// The file each known change was first read from (for sync reports).
-    var changeSources: [ImprintBundle.ChangeHash: String] = [:]
+    var changeSources: [ImprintBundle.RecordHash: String] = [:]
 
     /// This device.
     public var device: DeviceID { store.device }
@@ -218,11 +218,11 @@ public final class DocumentBundle {
     /// Appends `changes` (those the bundle does not hold yet) to this device's log; durable
     /// when this returns.
     func persist(_ changes: [Change]) throws(StoreError) {
-        var records: [ImprintBundle.ChangeRecord] = []
+        var records: [ImprintBundle.LogRecord] = []
         for change in changes {
-            let hash = try StoreError.wrapping { try ImprintBundle.ChangeHash(bytes: change.hash.bytes) }
+            let hash = try StoreError.wrapping { try ImprintBundle.RecordHash(bytes: change.hash.bytes) }
             guard !loadedHashes.contains(hash) else { continue }
-            records.append(ImprintBundle.ChangeRecord(hash: hash, bytes: change.bytes))
+            records.append(ImprintBundle.LogRecord(hash: hash, bytes: change.bytes))
         }
         guard !records.isEmpty else { return }
         let result = try StoreError.wrapping { try store.append(records) }

@@ -43,7 +43,7 @@ struct Ingest {
 
     private mutating func buildTrustingSnapshots(_ contents: BundleContents, actor: ActorID) throws(StoreError) -> Document {
         var document: Document?
-        var covered = Set<ImprintBundle.ChangeHash>()
+        var covered = Set<ImprintBundle.RecordHash>()
         // The largest snapshot first: smaller ones are then usually covered and skipped.
         let snapshots = contents.snapshots.sorted { $0.file.coveredChanges.count > $1.file.coveredChanges.count }
         for snapshot in snapshots where !snapshot.file.coveredChanges.allSatisfy(covered.contains) {
@@ -68,7 +68,7 @@ struct Ingest {
     /// duplicate bundle, another copy being merged), every file of `contents` is a copy: damage
     /// in it is a warning, never fatal, since the bundle's own files are intact.
     mutating func update(_ document: Document, from contents: BundleContents,
-                         skipping known: Set<ImprintBundle.ChangeHash>, asCopy: Bool = false) throws(StoreError) {
+                         skipping known: Set<ImprintBundle.RecordHash>, asCopy: Bool = false) throws(StoreError) {
         try checkReports(contents, asCopy: asCopy)
         for snapshot in contents.snapshots where !snapshot.file.coveredChanges.allSatisfy(known.contains) {
             var snapshot = snapshot
@@ -84,7 +84,7 @@ struct Ingest {
     /// every snapshot covers at least one known change (a snapshot holds a whole history,
     /// this document's first change included).
     static func foreignHistoryReason(of contents: BundleContents,
-                                      known: Set<ImprintBundle.ChangeHash>) -> String? {
+                                      known: Set<ImprintBundle.RecordHash>) -> String? {
         for snapshot in contents.snapshots where !snapshot.file.coveredChanges.contains(where: known.contains) {
             return "its snapshot \(snapshot.path) shares no change with this document"
         }
@@ -157,7 +157,7 @@ struct Ingest {
         }
     }
 
-    private func apply(_ records: [ImprintBundle.ChangeRecord], to document: Document) throws(StoreError) {
+    private func apply(_ records: [ImprintBundle.LogRecord], to document: Document) throws(StoreError) {
         var changes: [Change] = []
         changes.reserveCapacity(records.count)
         for record in records {

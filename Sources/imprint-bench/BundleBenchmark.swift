@@ -103,8 +103,8 @@ struct BundleBenchmark: ParsableCommand {
             }
         }
         let changes = doc.allChanges()
-        func record(_ c: Change) throws -> ImprintBundle.ChangeRecord {
-            ImprintBundle.ChangeRecord(hash: try ImprintBundle.ChangeHash(bytes: c.hash.bytes), bytes: c.bytes)
+        func record(_ c: Change) throws -> ImprintBundle.LogRecord {
+            ImprintBundle.LogRecord(hash: try ImprintBundle.RecordHash(bytes: c.hash.bytes), bytes: c.bytes)
         }
         var perDevice = [[Change]](repeating: [], count: devices)
         for c in changes { perDevice[actors.firstIndex(of: c.actor)!].append(c) }
@@ -127,7 +127,7 @@ struct BundleBenchmark: ParsableCommand {
         }
         let half = Document(actor: actors[0])
         try half.apply(Array(changes.prefix(changes.count / 2)))
-        let snapshot = SnapshotFile(coveredChanges: try half.allChanges().map { try ImprintBundle.ChangeHash(bytes: $0.hash.bytes) },
+        let snapshot = SnapshotFile(coveredChanges: try half.allChanges().map { try ImprintBundle.RecordHash(bytes: $0.hash.bytes) },
                                     snapshot: half.save())
         try BundleStore.open(at: path, device: ids[0]).writeSnapshot(snapshot)
         return Layout(changes: changes.count, conflictCopies: conflictCopies)

@@ -22,13 +22,13 @@ import ImprintBundle
 import ImprintFiles
 
 /// The deterministic record number `index` of `tag` (the tests build the same bytes).
-func makeRecord(tag: String, index: Int) -> ChangeRecord {
+func makeRecord(tag: String, index: Int) -> LogRecord {
     var bytes = Array("\(tag):\(index):".utf8)
     var length = (index &* 7919) % 3000 + (index % 3 == 0 ? 16_000 : 0)
     if index % 37 == 5 { length += 100_000 }
     bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
-    let hash = try! ChangeHash(bytes: Array(SHA256.hash(data: bytes)))
-    return ChangeRecord(hash: hash, bytes: bytes)
+    let hash = try! RecordHash(bytes: Array(SHA256.hash(data: bytes)))
+    return LogRecord(hash: hash, bytes: bytes)
 }
 
 func writeLine(_ fd: Int32, _ line: String) {
@@ -87,8 +87,8 @@ do {
         let (log, lockPath, snapshotPath, stopFile) = (args[2], args[3], args[4], args[5])
         let lock = FileLock(path: lockPath)
         let writer = try ChangeLogWriter(path: log, lock: lock)
-        var covered: [ChangeHash] = []
-        var coveredSet = Set<ChangeHash>()
+        var covered: [RecordHash] = []
+        var coveredSet = Set<RecordHash>()
         var compactions = 0
         while access(stopFile, F_OK) != 0 {
             // Read by path, as a real compaction does after loading the bundle.

@@ -13,7 +13,7 @@ import ImprintFiles
     }
 
     /// Writes a change log holding `records` at `path` (as another machine would have).
-    func writeLog(_ path: String, _ records: [ChangeRecord]) throws {
+    func writeLog(_ path: String, _ records: [LogRecord]) throws {
         let lock = FileLock(path: NSTemporaryDirectory() + "/imprint-test-\(UUID().uuidString).lock")
         try ChangeLogWriter(path: path, lock: lock).append(contentsOf: records)
     }

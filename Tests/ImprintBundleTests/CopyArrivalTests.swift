@@ -17,7 +17,7 @@ import Glibc
                                metadata: BundleMetadata(documentID: "doc-7", title: "Paper", created: created, authors: [device]))
     }
 
-    func logBytes(_ records: [ChangeRecord]) throws -> [UInt8] {
+    func logBytes(_ records: [LogRecord]) throws -> [UInt8] {
         let dir = TemporaryDirectory("log")
         let path = dir.file("x.log")
         try ChangeLogWriter(path: path, lock: FileLock(path: dir.file("x.lock"))).append(contentsOf: records)
@@ -32,7 +32,7 @@ import Glibc
     }
 
     let copyName = "laptop.sync-conflict-20261123-101010-ABCDEFG.log"
-    var records: [ChangeRecord] { (0..<6).map { record("edit \($0) " + String(repeating: "x", count: $0 * 40)) } }
+    var records: [LogRecord] { (0..<6).map { record("edit \($0) " + String(repeating: "x", count: $0 * 40)) } }
 
     @Test func aTornCopyIsMergedAsFarAsItReadsAndKeptUntilWhole() throws {
         let dir = TemporaryDirectory("arrival")

@@ -36,7 +36,7 @@ import ImprintFiles
         var tornTailsSeen = 0
         var totalSaved = 0
         var verified = 0
-        var verifiedHashes: [ChangeHash] = []
+        var verifiedHashes: [RecordHash] = []
         let started = ContinuousClock.now
 
         // At least `iterations` kills; under heavy machine load fewer kills land mid-frame, so

@@ -5,18 +5,18 @@ import ImprintTestSupport
 
 func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
 
-func record(_ text: String) -> ChangeRecord {
+func record(_ text: String) -> LogRecord {
     let bytes = Array(text.utf8)
-    return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
+    return LogRecord(hash: try! RecordHash(bytes: sha256(bytes)), bytes: bytes)
 }
 
 /// Same generator as imprint-bundle-testhelper's `makeRecord`.
-func helperRecord(tag: String, index: Int) -> ChangeRecord {
+func helperRecord(tag: String, index: Int) -> LogRecord {
     var bytes = Array("\(tag):\(index):".utf8)
     var length = (index &* 7919) % 3000 + (index % 3 == 0 ? 16_000 : 0)
     if index % 37 == 5 { length += 100_000 }
     bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 31 &+ 7), count: length)
-    return ChangeRecord(hash: try! ChangeHash(bytes: sha256(bytes)), bytes: bytes)
+    return LogRecord(hash: try! RecordHash(bytes: sha256(bytes)), bytes: bytes)
 }
 
 func readFile(_ path: String) throws -> [UInt8] {
@@ -57,7 +57,7 @@ func completeLines(_ data: Data) -> [String] {
 
 enum ChangeHashCheck {
     /// Whether a helper-written record's bytes hash to its recorded hash.
-    static func matches(_ record: ChangeRecord) -> Bool {
+    static func matches(_ record: LogRecord) -> Bool {
         record.hash.bytes == sha256(record.bytes)
     }
 }

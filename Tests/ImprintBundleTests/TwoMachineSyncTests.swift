@@ -63,7 +63,7 @@ import ImprintFiles
 
         try sync(from: aPath, to: bPath, base: &base)
         try sync(from: bPath, to: aPath, base: &base)
-        let everything: Set<ChangeRecord> = [record("a1"), record("a2"), record("b1"), record("written on b as laptop")]
+        let everything: Set<LogRecord> = [record("a1"), record("a2"), record("b1"), record("written on b as laptop")]
         #expect(Set(try a.load().changes) == everything)
         #expect(Set(try b.load().changes) == everything)
         #expect(try !a.layout.inventory().changeLogs.filter { $0.conflictCopy != nil }.isEmpty

@@ -38,8 +38,8 @@ import Glibc
 
     /// Every change hash the bundle's live files hold readably: intact frames of every log and
     /// conflict copy (quarantined files excluded) and the coverage of every snapshot that reads.
-    static func readableHashes(_ path: String) -> Set<ImprintBundle.ChangeHash> {
-        var hashes = Set<ImprintBundle.ChangeHash>()
+    static func readableHashes(_ path: String) -> Set<ImprintBundle.RecordHash> {
+        var hashes = Set<ImprintBundle.RecordHash>()
         guard let inventory = try? BundleLayout(root: path).inventory() else { return hashes }
         for log in inventory.changeLogs {
             if let contents = try? ChangeLogReader.read(at: log.path) { hashes.formUnion(contents.records.map(\.hash)) }

@@ -89,7 +89,7 @@ import Glibc
         let forger = try Document.load(try DocumentBundle.open(at: path, device: phone).document.fork(at: [doc.document.allChanges()[0].hash]).save(), actor: actor)
         let body = try DocumentSchema.body(of: forger)
         try forger.change { tx in try tx.splice(body, at: 0, insert: "forged") }
-        let covered = try forger.allChanges().map { try ImprintBundle.ChangeHash(bytes: $0.hash.bytes) }
+        let covered = try forger.allChanges().map { try ImprintBundle.RecordHash(bytes: $0.hash.bytes) }
         try SnapshotFile(coveredChanges: covered, snapshot: forger.save()).write(to: path + "/snapshots/evil.snapshot")
 
         let reopened = try DocumentBundle.open(at: path, device: phone)

@@ -98,7 +98,7 @@ import ImprintTestSupport
         let writer = try ChangeLogWriter(path: temp.file("doc.imprint/changes/mallory.log"),
                                          lock: FileLock(path: temp.file("doc.imprint/locks/mallory.lock")))
         let junk = Array("not a change".utf8)
-        try writer.append(contentsOf: [ChangeRecord(hash: try ImprintBundle.ChangeHash(bytes: Array(repeating: 7, count: 32)), bytes: junk)])
+        try writer.append(contentsOf: [LogRecord(hash: try ImprintBundle.RecordHash(bytes: Array(repeating: 7, count: 32)), bytes: junk)])
         do {
             _ = try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone)
             Issue.record("opened a bundle holding a junk change")

@@ -1,8 +1,9 @@
 import ImprintEncoding
 
-/// The 32-byte SHA-256 hash the CRDT engine uses to identify one encoded change.
-/// The bundle layer treats it as an opaque key: logs are merged by union on this hash.
-public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertible {
+/// The 32-byte SHA-256 hash that names one log record (the CRDT engine's change hash; the
+/// bundle layer treats it as an opaque key: logs are merged by union on this hash). Named
+/// apart from the engine's `ChangeHash`, so code that sees both never mixes them up.
+public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static let byteCount = 32
 
     /// Exactly 32 bytes.
@@ -25,18 +26,7 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
 
-    public static func < (lhs: ChangeHash, rhs: ChangeHash) -> Bool {
+    public static func < (lhs: RecordHash, rhs: RecordHash) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
-    }
-}
-
-/// One encoded change as the engine hands it over: opaque bytes plus the hash naming them.
-public struct ChangeRecord: Hashable, Sendable {
-    public var hash: ChangeHash
-    public var bytes: [UInt8]
-
-    public init(hash: ChangeHash, bytes: [UInt8]) {
-        self.hash = hash
-        self.bytes = bytes
     }
 }
