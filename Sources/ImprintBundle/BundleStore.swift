@@ -361,8 +361,7 @@ public final class BundleStore: @unchecked Sendable {
     /// Why a log copy that read without error still holds bytes that were not merged, or nil.
     static func incompleteReason(_ contents: ChangeLogContents) -> String? {
         if let first = contents.damage.first {
-            let bytes = contents.damage.reduce(Int64(0)) { $0 + Int64($1.range.count) }
-            return "\(contents.damage.count) damaged stretch(es) from byte \(first.range.lowerBound): \(bytes) bytes not merged (the frames after them were)"
+            return "\(contents.damage.count) damaged stretch(es) from byte \(first.range.lowerBound): \(contents.damage.byteCount) bytes not merged (the frames after them were)"
         }
         if contents.skippedFrames > 0 {
             return "\(contents.skippedFrames) frames of a newer format that this version cannot merge"

@@ -49,7 +49,14 @@ public struct ChangeLogContents: Sendable {
     /// Bytes a reader could not read as frames: damaged stretches and the tail after the last
     /// valid frame.
     public var droppedBytes: Int64 {
-        fileLength - validLength + damage.reduce(0) { $0 + ($1.range.upperBound - $1.range.lowerBound) }
+        fileLength - validLength + damage.byteCount
+    }
+}
+
+extension Collection<ChangeLogDamage> {
+    /// Bytes in all these damaged stretches.
+    public var byteCount: Int64 {
+        reduce(0) { $0 + ($1.range.upperBound - $1.range.lowerBound) }
     }
 }
 

@@ -88,11 +88,14 @@ public final class ChangeLogWriter: @unchecked Sendable {
         return try lock.withLock {
             try reopenIfReplaced()
             var quarantined: String?
-            var (end, truncated) = try recoverValidEnd()
-            if end < 0 {
-                // Damage with valid frames after it: keep every intact record, move the file aside.
+            let end: Int64, truncated: Int64
+            if let recovered = try recoverValidEnd() {
+                (end, truncated) = recovered
+            } else {
+                // Damage with valid frames after it: move the file aside, keep every intact record.
                 let contents = try ChangeLogReader.read(fd: fd, path: path, maxPayloadLength: maxPayloadLength)
-                quarantined = try quarantineAndRewrite(contents.records)
+                quarantined = try quarantine()
+                try writeFresh(contents.records)
                 (end, truncated) = (knownEnd, 0)
             }
             if !bytes.isEmpty {
@@ -135,16 +138,8 @@ public final class ChangeLogWriter: @unchecked Sendable {
         }
     }
 
-    /// Moves the damaged log aside (a hard link, or a copy where links are not supported;
-    /// the directory is fsync'd) and writes `records` as a fresh log at the canonical path.
-    /// Returns the quarantine path. Under the lock.
-    private func quarantineAndRewrite(_ records: [LogRecord]) throws -> String {
-        let quarantined = try quarantine()
-        try writeFresh(records)
-        return quarantined
-    }
-
-    /// Keeps the current file, whole, under a quarantine name. Under the lock.
+    /// Keeps the current file, whole, under a quarantine name (a hard link, or a copy where
+    /// links are not supported; the directory is fsync'd). Returns that path. Under the lock.
     private func quarantine() throws -> String {
         let directory = POSIX.parentDirectory(of: path)
         let target = path + BundleLayout.quarantineMarker + BundleLayout.quarantineStamp()
@@ -207,9 +202,9 @@ public final class ChangeLogWriter: @unchecked Sendable {
     }
 
     /// Finds the end of the last valid frame, writing a header into an empty or header-torn
-    /// file and truncating a torn tail. Returns (end, bytes truncated), or end -1 when the file
+    /// file and truncating a torn tail. Returns (end, bytes truncated), or nil when the file
     /// has damage with valid frames after it (the caller quarantines it; nothing is truncated).
-    private func recoverValidEnd() throws -> (Int64, Int64) {
+    private func recoverValidEnd() throws -> (Int64, Int64)? {
         let size = try POSIX.fileSize(fd, path: path)
         if knownEnd > 0, knownEnd == size { return (size, 0) }
         guard let firstFrame = try ChangeLogReader.validateHeader(fd: fd, path: path, fileLength: size) else {
@@ -227,7 +222,7 @@ public final class ChangeLogWriter: @unchecked Sendable {
         let start = (knownEnd > 0 && knownEnd <= size) ? knownEnd : firstFrame
         let scan = try ChangeLogReader.scanFrames(fd: fd, path: path, from: start, fileLength: size,
                                                   maxPayloadLength: maxPayloadLength) { _ in }
-        if !scan.damage.isEmpty { return (-1, 0) }
+        if !scan.damage.isEmpty { return nil }
         if scan.validEnd < size {
             try POSIX.truncate(fd, to: scan.validEnd, path: path)
         }

@@ -5,3 +5,5 @@
 @_exported import struct ImprintFiles.FileError
 @_exported import class ImprintFiles.DirectoryWatcher
 @_exported import enum ImprintFiles.DirectoryWatchMechanism
+@_exported import struct ImprintFiles.FileStamp
+@_exported import struct ImprintFiles.TreeStamp

@@ -136,21 +136,22 @@ struct Ingest {
         for path in contents.quarantined {
             warnings.append("quarantined: \(path) holds a damaged log moved aside whole; its intact changes were kept, it is never merged or deleted (inspect or remove it by hand)")
         }
-        for report in contents.snapshotReports where report.error != nil && !report.isConflictCopy && !asCopy {
-            // A damaged snapshot does not block the bundle: the logs and other snapshots stand in.
-            let line = "snapshot \(report.path) is damaged (\(report.error!)): ignored; the other snapshots and the logs are used"
-            warnings.append(line)
-            damage.append(line)
-        }
-        for report in contents.logReports + contents.snapshotReports {
+        let reports = contents.logReports.map { ($0, false) } + contents.snapshotReports.map { ($0, true) }
+        for (report, isSnapshot) in reports {
+            let isOwnFile = !report.isConflictCopy && !asCopy
             if let error = report.error {
-                if contents.snapshotReports.contains(report) && !report.isConflictCopy && !asCopy { continue }
-                guard report.isConflictCopy || asCopy else { throw .bundle(error) }
+                if isOwnFile && isSnapshot {
+                    // A damaged snapshot does not block the bundle: the logs and other snapshots stand in.
+                    let line = "snapshot \(report.path) is damaged (\(error)): ignored; the other snapshots and the logs are used"
+                    warnings.append(line)
+                    damage.append(line)
+                    continue
+                }
+                guard !isOwnFile else { throw .bundle(error) }
                 warnings.append("ignored damaged conflict copy \(report.path): \(error)")
             } else if !report.damage.isEmpty {
-                let bytes = report.damage.reduce(Int64(0)) { $0 + Int64($1.range.count) }
-                if !report.isConflictCopy && !asCopy { damage.append("\(report.path) has damaged stretches") }
-                warnings.append("\(report.path) is damaged: \(bytes) bytes in \(report.damage.count) stretch(es) from byte \(report.damage[0].range.lowerBound) do not read; the intact frames around them were merged")
+                if isOwnFile { damage.append("\(report.path) has damaged stretches") }
+                warnings.append("\(report.path) is damaged: \(report.damage.byteCount) bytes in \(report.damage.count) stretch(es) from byte \(report.damage[0].range.lowerBound) do not read; the intact frames around them were merged")
             } else if report.droppedBytes > 0 {
                 warnings.append("ignored \(report.droppedBytes) bytes at the end of \(report.path) (torn or still arriving)")
             }

@@ -30,25 +30,13 @@ struct ImprintServerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "imprint-server")
-        let location: DatabaseLocation
-        do {
-            if let db {
+        var location: DatabaseLocation?
+        if let db {
+            do {
                 location = try DatabaseLocation(parsing: db)
-            } else {
-                do {
-                    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-                } catch {
-                    throw ValidationError(StartupFailure.dataDirectory(data, error))
-                }
-                guard access(data, W_OK) == 0 else {
-                    throw ValidationError("cannot use data directory \(data): not writable; choose a writable directory with --data (or --db)")
-                }
-                location = .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite"))
+            } catch {
+                throw ValidationError("\(error)")
             }
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError("\(error)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         guard rateLimit > 0, rateBurst >= 1 else { throw ValidationError("--rate-limit must be > 0 and --rate-burst >= 1") }
@@ -56,12 +44,16 @@ struct ImprintServerCommand: AsyncParsableCommand {
         configuration.rateLimitPerSecond = rateLimit
         configuration.rateLimitBurst = rateBurst
         guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
+        // The data directory holds the zone service's asset files, and the default SQLite database.
         do {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         } catch {
             throw ValidationError(StartupFailure.dataDirectory(data, error))
         }
-        let store = try await StoreFactory.open(location, logger: logger)
+        guard access(data, W_OK) == 0 else {
+            throw ValidationError("cannot use data directory \(data): not writable; choose a writable directory with --data (or --db)")
+        }
+        let store = try await StoreFactory.open(location ?? .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite")), logger: logger)
         var zoneConfiguration = ZoneServiceConfiguration()
         zoneConfiguration.quotaBytes = zoneQuota
         let zones = try await ZoneService.open(

@@ -37,16 +37,8 @@ import Testing
 
     @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"], ["--rate-limit", "0"]])
     func usageErrorsExitOneWithOneErrorLine(arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = try ServerExecutable.binary()
-        process.arguments = arguments
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(text)")
+        let (status, text) = try runToExit(arguments)
+        #expect(status == 1, "\(text)")
         #expect(text.hasPrefix("error: "), "\(text)")
         #expect(text.split(separator: "\n").count == 1, "\(text)")
     }

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ImprintFiles
 
 /// What `lstat` says about one path, enough to tell whether anything wrote to it: size,
 /// modification time, status-change time and inode.
