@@ -79,12 +79,6 @@ public struct TreeStamp: Sendable, Equatable {
         return TreeStamp(entries: entries, truncated: truncated)
     }
 
-    /// The most recently touched path and when, or nil for an empty tree.
-    public var lastTouched: (path: String, nanoseconds: Int64)? {
-        entries.max { $0.value.lastTouchedNanoseconds < $1.value.lastTouchedNanoseconds }
-            .map { ($0.key, $0.value.lastTouchedNanoseconds) }
-    }
-
     /// True when every entry is quiet for `period` (see `FileStamp.isQuiet`).
     public func isQuiet(for period: Duration, now: Int64 = FileStamp.nowNanoseconds()) -> Bool {
         !truncated && entries.values.allSatisfy { $0.isQuiet(for: period, now: now) }

@@ -10,7 +10,7 @@ struct Sync: ParsableCommand {
     @Argument(help: "The bundle.") var bundle: String
     @Flag(help: "Also write this device's snapshot and compact its log.") var compact = false
     @Flag(help: "Print one JSON object.") var json = false
-    @Option(help: "Seconds a conflict copy must be untouched before it may be removed once merged.") var settle: Double = 5
+    @Option(help: "Seconds a conflict copy must be untouched before it may be removed once merged.") var settle: Double = SettlePolicy.sync.seconds
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
@@ -63,6 +63,9 @@ func counted(_ count: Int, _ singular: String, plural: String? = nil) -> String 
 }
 
 extension SettlePolicy {
+    /// The quiet period in seconds (the CLI's `--settle` unit).
+    var seconds: Double { Double(quietPeriod.components.seconds) + Double(quietPeriod.components.attoseconds) / 1e18 }
+
     /// A policy from a command-line number of seconds.
     init(seconds: Double) throws {
         guard seconds.isFinite, seconds >= 0, seconds <= 86_400 else {

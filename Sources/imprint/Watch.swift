@@ -15,7 +15,7 @@ struct Watch: ParsableCommand {
     @Argument(help: "The bundle.") var bundle: String
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
     @Option(help: "Re-check interval in seconds when no file event arrives.") var poll: Double = 2
-    @Option(help: "Seconds a conflict copy must be untouched before it may be removed once merged.") var settle: Double = 30
+    @Option(help: "Seconds a conflict copy must be untouched before it may be removed once merged.") var settle: Double = SettlePolicy.watch.seconds
     @OptionGroup var options: DeviceOptions
 
     func run() throws {
