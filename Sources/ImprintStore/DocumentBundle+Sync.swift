@@ -185,7 +185,7 @@ extension DocumentBundle {
                 let directory = NSTemporaryDirectory() + "imprint-merge-\(UUID().uuidString)"
                 let staging = directory + "/copy.imprint"
                 defer { try? FileManager.default.removeItem(atPath: directory) }
-                try StoreError.wrapping { try BundleArchive.unarchive(path, to: staging) }
+                _ = try StoreError.wrapping { try BundleArchive.unarchive(path, to: staging) }
                 do {
                     try mergeBundle(at: staging)
                 } catch {

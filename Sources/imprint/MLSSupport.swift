@@ -214,7 +214,7 @@ struct MLSStateDirectory {
     /// Saves the group with its epoch as the processed cursor, in one transaction.
     func saveGroup(_ group: MLSGroup) throws {
         let (store, me) = try requireStore()
-        try store.saveGroupState(GroupStateRecord(state: try group.serializedState(), cursor: ProcessedCursor(epoch: group.epoch, seq: 0)),
+        try store.saveGroupState(GroupStateRecord(state: group.serializedState(), cursor: ProcessedCursor(epoch: group.epoch, seq: 0)),
                                  convo: Self.convo, for: me)
     }
 
