@@ -16,11 +16,15 @@ public struct MessageView: Codable, Hashable, Sendable {
     public var size: Int
     public var sentAt: Date
     public var recordName: String?
+    /// v1.1: a commit entry's bytes (an MLSMessage), returned by `getMessages` so the epoch
+    /// the Delivery Service holds always has its commit. Absent from events and app entries.
+    public var commit: Data?
 
     public init(
         seq: Int, epoch: Int, sender: String, messageType: MessageType, hash: String, size: Int,
-        sentAt: Date, recordName: String?
+        sentAt: Date, recordName: String?, commit: Data? = nil
     ) {
+        self.commit = commit
         self.seq = seq
         self.epoch = epoch
         self.sender = sender

@@ -8,9 +8,16 @@ public struct SendMessageInput: Codable, Hashable, Sendable {
     public var hash: String
     public var size: Int
     public var recordName: String?
+    /// v1.1: the sender's idempotency key (at most 64 characters, unique per sender and
+    /// convo). A retry with the same id returns the first call's `seq` and `epoch` instead of
+    /// taking a new seq, so a client that lost the answer never leaves a seq without its record.
+    public var clientMessageId: String?
+    /// v1.1: the commit's bytes (an MLSMessage), for `messageType == .commit`: the Delivery
+    /// Service keeps them with the seq and returns them from `getMessages`.
+    public var commit: Data?
     public init(
         convoId: String, epoch: Int, messageType: MessageType, hash: String, size: Int,
-        recordName: String? = nil
+        recordName: String? = nil, clientMessageId: String? = nil, commit: Data? = nil
     ) {
         self.convoId = convoId
         self.epoch = epoch
@@ -18,6 +25,8 @@ public struct SendMessageInput: Codable, Hashable, Sendable {
         self.hash = hash
         self.size = size
         self.recordName = recordName
+        self.clientMessageId = clientMessageId
+        self.commit = commit
     }
 }
 
