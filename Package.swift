@@ -325,6 +325,48 @@ let package = Package(
         ),
         // MARK: End Zones
 
+        // MARK: Sync
+        // End-to-end encrypted co-editing: the only module that knows the engine, bundles, MLS,
+        // keys, zones and the Delivery Service together. docs/sync-protocol.md.
+        .target(
+            name: "ImprintSync",
+            dependencies: [
+                "ImprintCRDT",
+                "ImprintBundle",
+                "ImprintStore",
+                "ImprintMLS",
+                "ImprintKeys",
+                "ImprintZones",
+                "ImprintDelivery",
+                "ImprintEncoding",
+                "ImprintFiles",
+                "ImprintEd25519",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "ImprintSyncTests",
+            dependencies: [
+                "ImprintSync",
+                "ImprintCRDT",
+                "ImprintStore",
+                "ImprintBundle",
+                "ImprintKeys",
+                "ImprintMLS",
+                "ImprintZones",
+                "ImprintZoneService",
+                "ImprintServer",
+                "ImprintDelivery",
+                "ImprintServerTestSupport",
+                "ImprintTestSupport",
+                "ImprintEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // MARK: End Sync
+
         // MARK: Samples
         .executableTarget(name: "sample-coediting", dependencies: ["ImprintCRDT"], path: "Samples/CoEditing"),
 

@@ -39,3 +39,30 @@ extension Document {
         return Change(decoded: try! ChangeCoding.decode(r.bytes!), bytes: r.bytes!, hash: r.hash!)
     }
 }
+
+extension Document {
+    /// The heads of the version made of `hashes` and everything they depend on: the hashes
+    /// among them that no other one of them has as an ancestor, sorted. Known changes only
+    /// (throws ``CRDTError/Code/unknownHeads`` naming the first unknown one).
+    ///
+    /// A replica that tracks "what the group has seen" joins its previous heads with the
+    /// changes it just received and keeps the result small:
+    /// ```swift
+    /// seen = try doc.heads(of: seen + received.map(\.hash))
+    /// let unsent = doc.changes(since: seen) // what only this replica holds
+    /// ```
+    public func heads(of hashes: [ChangeHash]) throws -> [ChangeHash] {
+        let indices = Array(Set(try recordIndices(hashes)))
+        let covered = ancestryMask(indices.flatMap { records[$0].deps })
+        return indices.filter { !covered[$0] }.map { records[$0].hash! }.sorted()
+    }
+}
+
+extension Document {
+    /// Whether the change `hash` is applied in this document (a change still waiting for its
+    /// dependencies is not).
+    public func contains(_ hash: ChangeHash) -> Bool {
+        if recordByHash.count < records.count { sealAll() }
+        return recordByHash[hash] != nil
+    }
+}

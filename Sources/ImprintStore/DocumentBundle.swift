@@ -91,6 +91,27 @@ public final class DocumentBundle {
         return bundle
     }
 
+    /// Creates a bundle at `path` holding `document` as it is (with its whole history), for a
+    /// copy that arrives from elsewhere: a shared document a member joins. The document takes a
+    /// fresh actor of `device` for its next edits; every change is durable in `device`'s log
+    /// when this returns. Throws `.incomplete` when the document has no body.
+    public static func create(at path: String, device: DeviceID, adopting document: Document, documentID: String,
+                              time: Date = Date()) throws(StoreError) -> DocumentBundle {
+        let body = try DocumentSchema.body(of: document)
+        let title = (try? document.get(.root, DocumentSchema.titleKey)).flatMap { value -> String? in
+            if case let .scalar(.string(text)) = value { return text }
+            return nil
+        } ?? ""
+        var metadata = BundleMetadata(documentID: documentID, title: title, created: time)
+        metadata.authors = [device.rawValue]
+        let store = try StoreError.wrapping { try BundleStore.create(at: path, device: device, metadata: metadata) }
+        document.setActor(Self.newActor(for: device))
+        let bundle = DocumentBundle(store: store, document: document, body: body, metadata: metadata)
+        bundle.devices = [device]
+        try bundle.persist(document.allChanges())
+        return bundle
+    }
+
     /// Opens the bundle at `path` for `device`: loads every snapshot, every device's log and
     /// every conflict copy into one document. A corrupt canonical file or an undecodable change
     /// throws `.corrupt` (it could hide changes); damage confined to conflict copies and torn

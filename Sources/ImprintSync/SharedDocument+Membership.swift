@@ -1,0 +1,167 @@
+import Crypto
+import Foundation
+import ImprintCRDT
+import ImprintDelivery
+import ImprintEncoding
+import ImprintKeys
+import ImprintMLS
+
+/// One member of a shared document, as the MLS group has it.
+public struct MemberInfo: Sendable, Hashable, Codable {
+    public var did: String
+    public var leafIndex: UInt32
+    public var isAdmin: Bool
+    public var isSelf: Bool
+    /// When the Delivery Service added it, if it still lists it (a member who left is in the
+    /// group until the next commit removes it).
+    public var joinedAt: Date?
+}
+
+extension SharedDocument {
+    // MARK: Inviting
+
+    /// Adds `dids` in one commit: a key package per DID from the Delivery Service, each
+    /// checked to belong to its DID; then a snapshot in the new epoch so they can read the
+    /// document at once. Members who left are removed in the same commit. Admins only.
+    /// Returns the DIDs added (those already members are skipped).
+    @discardableResult
+    public func invite(_ dids: [String]) async throws -> [String] {
+        try ensureActive()
+        try await pull()
+        guard state.admins.contains(did) else {
+            throw SyncError(.forbidden, "only admins (\(state.admins.joined(separator: ", "))) may add members")
+        }
+        let current = Set(try MemberCredential.roster(of: group).values)
+        var seen = Set<String>()
+        let newDIDs = dids.filter { !current.contains($0) && seen.insert($0).inserted }
+        guard !newDIDs.isEmpty else { return [] }
+        let fetched = try await account.delivery.getKeyPackages(dids: newDIDs, cipherSuite: Int(SyncAccount.suite.rawValue))
+        guard fetched.missing.isEmpty else {
+            throw SyncError(.noKeyPackage, "no key package on the Delivery Service for \(fetched.missing.joined(separator: ", ")) (they must run `imprint identity create` with this server)")
+        }
+        let now = UInt64(Date().timeIntervalSince1970)
+        var keyPackages: [KeyPackage] = []
+        for did in newDIDs {
+            guard let ref = fetched.keyPackages.first(where: { $0.did == did }),
+                  case let .keyPackage(keyPackage) = try MLSMessage(tlsBytes: Array(ref.keyPackage)) else {
+                throw SyncError(.credentialMismatch, "the Delivery Service returned no usable key package for \(did)")
+            }
+            keyPackages.append(try MemberCredential.check(keyPackage, for: did, suite: SyncAccount.suite, now: now))
+        }
+        try await commit(addsMembers: true, proposals: { group in
+            keyPackages.map { Proposal.add($0) } + (try await self.departedRemovals(group))
+        }, send: { commit, welcome, epoch in
+            guard let welcome else { throw SyncError(.invalidArgument, "the Add commit made no Welcome") }
+            return try await self.account.delivery.addMembers(AddMembersInput(
+                convoId: self.convoId, epoch: epoch, dids: newDIDs, commit: Data(commit),
+                welcome: Data(MLSMessage.welcome(welcome).tlsBytes))).seq
+        })
+        try await sendSnapshot()
+        return newDIDs
+    }
+
+    // MARK: Removing and leaving
+
+    /// Removes `member` in one commit: it can decrypt nothing sent after it, and the servers
+    /// refuse it at once. Admins only, except for a member who left.
+    public func remove(_ member: String) async throws {
+        try ensureActive()
+        try await pull()
+        guard member != did else { throw SyncError(.invalidArgument, "use leave to leave a document") }
+        guard try MemberCredential.roster(of: group).values.contains(member) else {
+            throw SyncError(.notMember, "\(member) is not a member of convo \(convoId)")
+        }
+        try await commit(addsMembers: false, proposals: { group in
+            let roster = try MemberCredential.roster(of: group)
+            guard let leaf = roster.first(where: { $0.value == member })?.key else { return [] }
+            let others = try await self.departedRemovals(group).filter { if case .remove(leaf) = $0 { false } else { true } }
+            return [.remove(leafIndex: leaf)] + others
+        }, send: { commit, _, epoch in
+            try await self.account.delivery.removeMember(RemoveMemberInput(convoId: self.convoId, epoch: epoch, did: member,
+                                                                            commit: Data(commit))).seq
+        })
+    }
+
+    /// Sends what is unsent, then leaves: the Delivery Service stops listing this identity at
+    /// once (the next committer removes it from the MLS group) and its keys for the document
+    /// are deleted. The bundle stays, with everything received so far.
+    public func leave() async throws {
+        try ensureActive()
+        try await push()
+        try await account.delivery.leaveConvo(convoId: convoId)
+        try endMembership("left convo \(convoId)")
+    }
+
+    /// Rotates this member's leaf (post-compromise security) in a commit sent with
+    /// `sendMessage`; members who left are removed in it too.
+    public func update() async throws {
+        try ensureActive()
+        try await pull()
+        try await commit(addsMembers: false, forcePath: true, proposals: { group in try await self.departedRemovals(group) },
+                         send: { commit, _, epoch in
+            try await self.account.delivery.sendMessage(SendMessageInput(
+                convoId: self.convoId, epoch: epoch, messageType: .commit, hash: Hex.encode(SHA256.hash(data: commit)),
+                size: commit.count, commit: Data(commit))).seq
+        })
+    }
+
+    /// Remove proposals for members still in the MLS group whom the Delivery Service no
+    /// longer lists (they left).
+    func departedRemovals(_ group: MLSGroup) async throws -> [Proposal] {
+        guard let convo = try await account.delivery.getConvos().convos.first(where: { $0.id == convoId }),
+              UInt64(convo.epoch) == group.epoch else { return [] }
+        let active = Set(convo.members.map(\.did))
+        return try MemberCredential.roster(of: group).filter { !active.contains($0.value) && $0.value != did }
+            .sorted { $0.key < $1.key }.map { .remove(leafIndex: $0.key) }
+    }
+
+    /// Makes a commit and has the Delivery Service accept it. The resulting state waits in the
+    /// key store (`<convo>#pending`) until it is accepted, so a crash in between is recovered
+    /// by the next pull; a commit that loses the race for the epoch (409) is dropped, the
+    /// winner's processed, and the commit rebuilt in the new epoch.
+    func commit(addsMembers: Bool, forcePath: Bool = false,
+                proposals: (MLSGroup) async throws -> [Proposal],
+                send: ([UInt8], Welcome?, Int) async throws -> Int) async throws {
+        for _ in 0...account.options.commitRetries {
+            let list = try await proposals(group)
+            guard !list.isEmpty || forcePath else { return }
+            var next = group
+            let output = try next.commit(list, options: CommitOptions(forcePath: forcePath))
+            let bytes = output.commit.tlsBytes
+            state.pendingCommitHash = Hex.encode(SHA256.hash(data: bytes))
+            state.pendingCommitAdds = addsMembers
+            try account.keyStore.saveGroupState(.init(state: next.serializedState(), cursor: ProcessedCursor(epoch: next.epoch, seq: 0)),
+                                                convo: pendingConvo, for: account.identity.did)
+            try saveState()
+            do {
+                let seq = try await send(bytes, output.welcome, Int(group.epoch))
+                group = next
+                try finishOwnCommit(seq: seq, addedMembers: addsMembers)
+                if addsMembers { state.snapshotOwed = true }
+                try saveState()
+                return
+            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
+                state.pendingCommitHash = nil
+                try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
+                try saveState()
+                try await pull()
+            }
+        }
+        throw SyncError(.conflictRetriesExhausted, "other members kept committing first")
+    }
+
+    // MARK: Reading the roster
+
+    /// The members as the MLS group has them (each leaf's credential checked), with the
+    /// Delivery Service's join times; and the epoch.
+    public func members() async throws -> (epoch: UInt64, members: [MemberInfo]) {
+        try ensureActive()
+        let convo = try await account.delivery.getConvos().convos.first { $0.id == convoId }
+        let joined = Dictionary((convo?.members ?? []).map { ($0.did, $0.joinedAt) }, uniquingKeysWith: { a, _ in a })
+        let roster = try MemberCredential.roster(of: group)
+        let members = roster.sorted { $0.key < $1.key }.map { leaf, member in
+            MemberInfo(did: member, leafIndex: leaf, isAdmin: state.admins.contains(member), isSelf: member == did, joinedAt: joined[member])
+        }
+        return (group.epoch, members)
+    }
+}

@@ -1,0 +1,329 @@
+import Crypto
+import Foundation
+import ImprintCRDT
+import ImprintDelivery
+import ImprintEncoding
+import ImprintKeys
+import ImprintMLS
+import ImprintZones
+
+/// What a `pull` did.
+public struct PullReport: Sendable, Hashable {
+    /// Messages of other members applied (change sets and snapshots).
+    public var messages = 0
+    /// Changes the document gained.
+    public var changes = 0
+    /// Commits processed (membership changes, key updates).
+    public var commits = 0
+    /// Seqs whose records have not reached the zone yet.
+    public var gaps: [Int] = []
+    /// The epoch after the pull.
+    public var epoch: UInt64 = 0
+    /// The last seq processed.
+    public var seq: Int = 0
+}
+
+extension SharedDocument {
+    /// Fetches what the others sent, in the Delivery Service's order: commits strictly by
+    /// (epoch, seq); application messages as their records arrive, each decrypted, merged and
+    /// made durable in the bundle before the cursor passes it. A seq whose record is not in
+    /// the zone yet is a gap: later messages of its epoch are still applied, the commit that
+    /// ends the epoch waits for it up to `options.gapTimeout`, then goes on and the gap stays
+    /// in `status` (its record is applied if it arrives while its epoch's keys are kept).
+    @discardableResult
+    public func pull() async throws -> PullReport {
+        try ensureActive()
+        var report = PullReport()
+        try await finishOutbox()
+        try await sendOwedSnapshot()
+        let before = bundle.document.currentHeads
+        _ = try bundle.reload()
+        try await retryGaps(&report)
+        var since = cursor.seq
+        pages: while true {
+            let page: GetMessagesOutput
+            do {
+                page = try await account.delivery.getMessages(convoId: convoId, sinceSeq: Int(since), limit: 1000)
+            } catch let error as DeliveryServiceError where error.status == 403 {
+                try endMembership("the Delivery Service no longer lists \(did) as a member (\(error.body.message))")
+                throw SyncError(.removed, "\(did) is no longer a member of convo \(convoId)")
+            }
+            for message in page.messages {
+                since = UInt64(message.seq)
+                if state.processedAbove.contains(message.seq) { advanceCursor(to: message); continue }
+                switch message.messageType {
+                case .commit:
+                    if UInt64(message.epoch) < group.epoch { advanceCursor(to: message); try saveGroup(); continue }
+                    if try waitsForGaps(epoch: UInt64(message.epoch)) { break pages }
+                    try await processCommit(message)
+                    report.commits += 1
+                case .app:
+                    if UInt64(message.epoch) < state.joinedEpoch || message.sender == did {
+                        advanceCursor(to: message)
+                        try saveGroup()
+                        continue
+                    }
+                    if try await processApplication(message, report: &report) == false {
+                        state.gaps.append(SyncState.Gap(seq: message.seq, epoch: UInt64(message.epoch), firstSeen: Date(), sender: message.sender))
+                        try saveState()
+                    }
+                }
+            }
+            guard page.cursor != nil, !page.messages.isEmpty else { break }
+        }
+        state.lastPull = Date()
+        try saveState()
+        report.changes = bundle.document.changes(since: before).count
+        report.gaps = state.gaps.map(\.seq)
+        report.epoch = group.epoch
+        report.seq = Int(cursor.seq)
+        if state.gaps.isEmpty { try await checkRosterRecordingAlerts() }
+        return report
+    }
+
+    /// Refuses to run for a membership that ended.
+    func ensureActive() throws {
+        if let reason = state.endedReason { throw SyncError(.removed, reason) }
+    }
+
+    /// Moves the cursor past `message` when every seq below it is processed; otherwise
+    /// remembers it as processed out of order.
+    func advanceCursor(to message: MessageView) {
+        let seq = message.seq
+        if UInt64(seq) == cursor.seq + 1 && !state.gaps.contains(where: { $0.seq < seq }) {
+            cursor = ProcessedCursor(epoch: group.epoch, seq: UInt64(seq))
+            // Messages processed out of order right after it move the cursor along too.
+            while state.processedAbove.contains(Int(cursor.seq) + 1) {
+                state.processedAbove.removeAll { $0 == Int(cursor.seq) + 1 }
+                cursor.seq += 1
+            }
+        } else if UInt64(seq) > cursor.seq, !state.processedAbove.contains(seq) {
+            state.processedAbove.append(seq)
+        }
+        cursor.epoch = group.epoch
+    }
+
+    /// Whether the commit ending `epoch` must wait: a gap of that epoch is younger than the timeout.
+    func waitsForGaps(epoch: UInt64) throws -> Bool {
+        let limit = Double(account.options.gapTimeout.components.seconds)
+        return state.gaps.contains { $0.epoch == epoch && Date().timeIntervalSince($0.firstSeen) < limit }
+    }
+
+    /// Tries the gaps again: a record that arrived since is applied now.
+    func retryGaps(_ report: inout PullReport) async throws {
+        for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) {
+            let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: "", size: 0,
+                                   sentAt: gap.firstSeen, recordName: nil)
+            state.gaps.removeAll { $0.seq == gap.seq }
+            do {
+                if try await processApplication(view, report: &report) == false { state.gaps.append(gap) }
+            } catch let error as MLSError where error.code == .wrongEpoch {
+                // Its epoch's keys are gone: the change set cannot be read any more; its
+                // author's next snapshot or push in a later epoch brings the changes.
+                state.alerts.append("seq \(gap.seq) of epoch \(gap.epoch) arrived after its epoch's keys were deleted")
+            }
+            try saveState()
+        }
+    }
+
+    // MARK: Application messages
+
+    /// Fetches, decrypts and applies one application message. Returns false when its records
+    /// are not (all) in the zone yet.
+    func processApplication(_ message: MessageView, report: inout PullReport) async throws -> Bool {
+        guard let ciphertext = try await fetchPayload(seq: message.seq) else { return false }
+        let mls: MLSMessage
+        do {
+            mls = try MLSMessage(tlsBytes: ciphertext)
+        } catch {
+            throw SyncError(.invalidPayload, "seq \(message.seq) is not an MLS message: \(error)")
+        }
+        guard case let .privateMessage(framed) = mls, framed.groupID == group.groupID else {
+            throw SyncError(.invalidPayload, "seq \(message.seq) is not a private message of this group")
+        }
+        if let mine = state.authenticators[String(framed.epoch)], framed.authenticatedData.count == 16,
+           Hex.encode(framed.authenticatedData) != mine {
+            let alert = "seq \(message.seq) (from \(message.sender)) was sent in another history of epoch \(framed.epoch): the Delivery Service showed members different histories"
+            state.alerts.append(alert)
+            try saveState()
+            throw SyncError(.forkDetected, alert)
+        }
+        var next = group
+        let processed = try next.process(mls)
+        guard case let .application(data, sender, _) = processed else {
+            throw SyncError(.invalidPayload, "seq \(message.seq) is not an application message")
+        }
+        let roster = try MemberCredential.roster(of: next)
+        let author = roster[sender] ?? "leaf \(sender)"
+        let payload = try SyncPayload(decoding: data)
+        switch payload.kind {
+        case .changes:
+            let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
+            try bundle.document.apply(changes)
+            try bundle.persistNewChanges()
+            remember(received: changes.map(\.hash))
+        case .snapshot:
+            let content = try SnapshotContent(decoding: payload.body)
+            try applySnapshot(content, from: author, epoch: framed.epoch)
+        }
+        // The plaintext is durable in the bundle; now the state that consumed its key.
+        group = next
+        advanceCursor(to: message)
+        try saveGroup()
+        try saveState()
+        report.messages += 1
+        return true
+    }
+
+    /// Merges a snapshot. A member who already had the document notes its own changes that
+    /// the snapshot lacks (sent in an older epoch, which the new members cannot read) and
+    /// sends them again at the next push.
+    func applySnapshot(_ content: SnapshotContent, from author: String, epoch: UInt64) throws {
+        let snapshot = try Document.load(content.document)
+        let shared = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })
+        let alreadySent = Set(bundle.document.allChanges().map(\.hash)).subtracting(bundle.document.changes(since: shared).map(\.hash))
+        try bundle.document.merge(snapshot)
+        try bundle.persistNewChanges()
+        let lacking = bundle.document.changes(since: content.heads.filter { bundle.document.contains($0) }).map(\.hash)
+        let resend = lacking.filter { alreadySent.contains($0) }.map(\.hex)
+        if !resend.isEmpty { state.resend = Array(Set(state.resend).union(resend)).sorted() }
+        if state.admins.isEmpty || state.admins.contains(author) { state.admins = content.admins }
+        remember(received: content.heads)
+    }
+
+    /// Joins `received` into what the group has seen.
+    func remember(received: [ChangeHash]) {
+        let known = (state.sharedHeads.compactMap(ChangeHash.init(hex:)) + received).filter { bundle.document.contains($0) }
+        if let heads = try? bundle.document.heads(of: known) { state.sharedHeads = heads.map(\.hex) }
+    }
+
+    /// The whole ciphertext of message `seq`, or nil if its chunks are not all in the zone.
+    func fetchPayload(seq: Int) async throws -> [UInt8]? {
+        try await Self.fetchPayload(seq: seq, convoId: convoId, account: account)
+    }
+
+    static func fetchPayload(seq: Int, convoId: String, account: SyncAccount) async throws -> [UInt8]? {
+        let base = recordBase(convoId: convoId, seq: seq), zoneId = "doc_\(convoId)"
+        let first: ZoneRecord
+        do {
+            first = try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: 0))
+        } catch let error as ZoneError where error.code == .recordNotFound {
+            return nil
+        }
+        guard let count = first.fields.chunkCount, count >= 1,
+              count <= account.options.maximumPayloadBytes / max(1, first.asset.size) + 1 else {
+            throw SyncError(.invalidPayload, "seq \(seq): record \(first.recordName) has an impossible chunk count")
+        }
+        var records = [first]
+        for index in 1..<max(1, count) where count > 1 {
+            do {
+                records.append(try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: index)))
+            } catch let error as ZoneError where error.code == .recordNotFound {
+                return nil
+            }
+        }
+        let chunks = try PayloadChunks(records: records)
+        guard chunks.size <= account.options.maximumPayloadBytes else {
+            throw SyncError(.invalidPayload, "seq \(seq) is \(chunks.size) bytes, over the limit")
+        }
+        return try await chunks.assemble(from: account.zones, zoneId: zoneId)
+    }
+
+    // MARK: Commits
+
+    /// Processes a commit of the current epoch: ours (adopt the state we made), or another
+    /// member's, checked (committer's role, every leaf's credential) before it is followed.
+    func processCommit(_ message: MessageView) async throws {
+        guard let bytes = message.commit else {
+            throw SyncError(.missingCommit, "seq \(message.seq) is a commit the Delivery Service returned without its bytes")
+        }
+        let hash = Hex.encode(SHA256.hash(data: bytes))
+        if message.sender == did, hash == state.pendingCommitHash,
+           let pending = try account.keyStore.groupState(convo: pendingConvo, for: account.identity.did) {
+            group = try MLSGroup(serializedState: pending.state)
+            try finishOwnCommit(seq: message.seq, addedMembers: state.pendingCommitAdds)
+            return
+        }
+        let mls = try MLSMessage(tlsBytes: Array(bytes))
+        let committer: UInt32
+        switch mls {
+        case let .publicMessage(m):
+            guard case let .member(leaf) = m.content.sender else {
+                throw SyncError(.externalCommit, "seq \(message.seq) is an external commit: members join only through a Welcome")
+            }
+            committer = leaf
+        case .privateMessage:
+            committer = UInt32.max // the sender is known only after decryption; checked below
+        default:
+            throw SyncError(.invalidPayload, "seq \(message.seq) is not a commit")
+        }
+        let before = try MemberCredential.roster(of: group)
+        var next = group
+        switch try next.process(mls) {
+        case .removed:
+            try endMembership("removed from convo \(convoId) by the commit of seq \(message.seq)")
+            throw SyncError(.removed, "\(did) was removed from convo \(convoId)")
+        case .commit:
+            let after = try MemberCredential.roster(of: next)
+            let added = Set(after.values).subtracting(before.values)
+            let removed = Set(before.values).subtracting(after.values)
+            let author = before[committer] ?? message.sender
+            if !added.isEmpty || !removed.isEmpty, !state.admins.isEmpty, !state.admins.contains(author) {
+                // Only the removal of members who left may come from anyone.
+                let active = Set(try await account.delivery.getConvos().convos.first { $0.id == convoId }?.members.map(\.did) ?? [])
+                guard added.isEmpty, removed.isDisjoint(with: active) else {
+                    let alert = "seq \(message.seq): \(author), not an admin, changed the membership (added \(added.sorted()), removed \(removed.sorted())); refused"
+                    state.alerts.append(alert)
+                    try saveState()
+                    throw SyncError(.forbidden, alert)
+                }
+            }
+        default:
+            throw SyncError(.invalidPayload, "seq \(message.seq) is not a commit")
+        }
+        group = next
+        cursor = ProcessedCursor(epoch: group.epoch, seq: UInt64(message.seq))
+        state.processedAbove.removeAll { $0 <= message.seq }
+        if state.pendingCommitHash != nil {
+            // Our own commit of that epoch lost the race: its state is of no use.
+            state.pendingCommitHash = nil
+            try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
+        }
+        rememberAuthenticator()
+        try saveGroup()
+        try saveState()
+    }
+
+    /// The Delivery Service accepted our commit (seq `seq`): its state becomes the group's.
+    func finishOwnCommit(seq: Int, addedMembers: Bool) throws {
+        cursor = ProcessedCursor(epoch: group.epoch, seq: UInt64(seq))
+        state.processedAbove.removeAll { $0 <= seq }
+        state.pendingCommitHash = nil
+        state.pendingCommitAdds = false
+        if addedMembers { state.snapshotOwed = true }
+        rememberAuthenticator()
+        try saveGroup()
+        try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
+        try saveState()
+    }
+
+    /// This identity is out of the group: its keys for the convo are deleted (forward
+    /// secrecy), the reason kept for `status`.
+    func endMembership(_ reason: String) throws {
+        state.endedReason = reason
+        try saveState()
+        try account.keyStore.deleteGroup(convo: convoId, for: account.identity.did)
+        try? account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
+    }
+
+    /// The roster check after a complete pull; a disagreement is an alert, not a failure of the pull.
+    func checkRosterRecordingAlerts() async throws {
+        do {
+            try await checkRoster()
+        } catch let error as SyncError where error.code == .rosterMismatch {
+            if state.alerts.last != error.message { state.alerts.append(error.message) }
+            state.alerts = Array(state.alerts.suffix(20))
+            try saveState()
+        }
+    }
+}

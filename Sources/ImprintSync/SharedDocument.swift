@@ -1,0 +1,173 @@
+import Crypto
+import Foundation
+import ImprintBundle
+import ImprintCRDT
+import ImprintDelivery
+import ImprintEncoding
+import ImprintKeys
+import ImprintMLS
+import ImprintStore
+import ImprintZones
+
+/// A document kept in a `.imprint` bundle and co-edited, end-to-end encrypted, with the other
+/// members of its MLS group, through a shared zone, coordinated by the Delivery Service.
+///
+/// Data flow (docs/sync-protocol.md): local changes → `ChangeSet` (zstd) → padded payload →
+/// MLS PrivateMessage of the current epoch → durable outbox → `sendMessage` (an idempotency
+/// key, so a retry keeps its seq) → chunk records `<convoId>-<seq>.<i>` in zone
+/// `doc_<convoId>`. And back: `getMessages` orders by seq → records → MLS decrypt → changes
+/// applied to the document → fsynced in the bundle → MLS state and cursor committed.
+///
+/// Guarantees:
+/// - **No nonce reuse.** The ratchet that encrypted a message is in the key store before the
+///   ciphertext is written anywhere; a restart never encrypts twice with one generation.
+/// - **No lost edits.** A change counts as sent only once its record is in the zone; until
+///   then it is in the outbox or still unsent, and the next `push` delivers it (after a crash,
+///   a lost answer or a lost race for the epoch).
+/// - **No lost receipts.** Decrypted changes are durable in the bundle before the cursor that
+///   passes them; after a crash in between, the old state decrypts them again and the engine
+///   drops the duplicates by hash.
+/// - **Membership is MLS's, checked.** Every leaf's credential names a `did:key` whose key is
+///   the leaf's signature key; only admins add or remove members; external commits are refused.
+///
+/// ```swift
+/// let account = try await SyncAccount.connect(home: home, keyStore: store, serverURL: url)
+/// let doc = try await SharedDocument.share(bundleAt: "paper.imprint", device: device, account: account)
+/// try await doc.invite(["did:key:z6Mk…"])
+/// try await doc.push()   // after local edits
+/// try await doc.pull()   // others' edits, merged into the bundle
+/// ```
+public actor SharedDocument {
+    public nonisolated let account: SyncAccount
+    public nonisolated let convoId: String
+    /// The bundle the document lives in.
+    let bundle: DocumentBundle
+    var group: MLSGroup
+    var cursor: ProcessedCursor
+    var state: SyncState
+
+    init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
+        self.account = account
+        self.convoId = state.convoId
+        self.bundle = bundle
+        self.bundlePath = bundle.store.layout.root
+        self.group = group
+        self.cursor = cursor
+        self.state = state
+    }
+
+    /// The zone the document's records live in.
+    nonisolated var zoneId: String { "doc_\(convoId)" }
+    /// The bundle's path.
+    public nonisolated let bundlePath: String
+    var did: String { account.did }
+    var home: String { account.home.path }
+
+    /// The body text as this member has it now.
+    public func text() throws -> String { try bundle.text() }
+
+    /// The convo a bundle is shared through and the server, from its metadata.json, or nil.
+    public static func link(ofBundleAt path: String) throws -> (convoId: String, server: String)? {
+        let metadata = try BundleMetadata.read(at: path + "/" + BundleLayout.metadataName)
+        guard case let .object(shared)? = metadata.extra[Self.metadataKey],
+              case let .string(convo)? = shared["convoId"], case let .string(server)? = shared["server"] else { return nil }
+        return (convo, server)
+    }
+
+    static let metadataKey = "shared"
+
+    // MARK: Opening
+
+    /// Opens the shared document in the bundle at `path` for `account`'s identity. Throws
+    /// ``SyncError/Code/notShared`` when the bundle is not shared or this identity holds no
+    /// group state for it; finishes an interrupted send first.
+    public static func open(bundleAt path: String, device: DeviceID, account: SyncAccount) async throws -> SharedDocument {
+        guard let link = try link(ofBundleAt: path) else {
+            throw SyncError(.notShared, "\(path) is not shared (imprint share)")
+        }
+        guard var state = try SyncState.load(home: account.home.path, convoId: link.convoId),
+              let record = try account.keyStore.groupState(convo: link.convoId, for: account.identity.did) else {
+            throw SyncError(.notShared, "\(path) is shared through convo \(link.convoId), but this identity (\(account.did)) is not a member of it here")
+        }
+        let bundle = try DocumentBundle.open(at: path, device: device)
+        if state.bundlePath != bundle.store.layout.root {
+            state.bundlePath = bundle.store.layout.root
+            try state.save(home: account.home.path)
+        }
+        let group = try MLSGroup(serializedState: record.state)
+        let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: record.cursor, state: state)
+        try await doc.finishOutbox()
+        return doc
+    }
+
+    // MARK: Sharing
+
+    /// Makes the document in the bundle at `path` collaborative: a new MLS group (its id is the
+    /// convo id), the Delivery Service convo (no title: the title is content), the shared zone
+    /// `doc_<convoId>` and the first encrypted snapshot. `account`'s identity is the first
+    /// member and the first admin. Throws ``SyncError/Code/alreadyShared``.
+    public static func share(bundleAt path: String, device: DeviceID, account: SyncAccount) async throws -> SharedDocument {
+        let bundle = try DocumentBundle.open(at: path, device: device)
+        if let link = try link(ofBundleAt: path) {
+            throw SyncError(.alreadyShared, "\(path) is already shared through convo \(link.convoId) on \(link.server)")
+        }
+        var random = SystemRandomNumberGenerator()
+        let groupID = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let convoId = Hex.encode(groupID)
+        let group = try MLSGroup.create(suite: SyncAccount.suite, groupID: groupID,
+                                        credential: MemberCredential.credential(for: account.identity.did),
+                                        signaturePrivateKey: account.signaturePrivateKey)
+        _ = try await account.delivery.createConvo(CreateConvoInput(convoId: convoId, cipherSuite: Int(SyncAccount.suite.rawValue)))
+        _ = try await account.zones.createZone("doc_\(convoId)", convoId: convoId)
+        let state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
+                              bundlePath: bundle.store.layout.root, joinedEpoch: 0, admins: [account.did])
+        let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: .start, state: state)
+        try await doc.saveGroup()
+        try await doc.saveState()
+        _ = try bundle.store.updateMetadata { metadata in
+            metadata.extra[Self.metadataKey] = .object(["convoId": .string(convoId), "server": .string(account.serverURL)])
+        }
+        try await doc.sendSnapshot()
+        try await account.topUpKeyPackages()
+        return doc
+    }
+
+    // MARK: Persistence
+
+    /// Commits the MLS state with the processed cursor (one key-store transaction).
+    func saveGroup() throws {
+        try account.keyStore.saveGroupState(GroupStateRecord(state: group.serializedState(), cursor: cursor), convo: convoId,
+                                            for: account.identity.did)
+    }
+
+    func saveState() throws { try state.save(home: home) }
+
+    /// The key-store name of a commit's resulting state while the Delivery Service has not
+    /// acknowledged the commit yet.
+    var pendingConvo: String { convoId + "#pending" }
+
+    /// The first 16 bytes of the current epoch's authenticator: carried in every message's
+    /// authenticated data, compared by every receiver with its own.
+    var authenticatorTag: [UInt8] { Array(group.epochAuthenticator.prefix(16)) }
+
+    func rememberAuthenticator() {
+        state.authenticators[String(group.epoch)] = Hex.encode(authenticatorTag)
+        // A few recent epochs are enough to compare late messages.
+        let keep = group.epoch >= 8 ? group.epoch - 8 : 0
+        state.authenticators = state.authenticators.filter { (UInt64($0.key) ?? 0) >= keep }
+    }
+
+    /// The DS's roster and the MLS group's must agree once this member is at the DS's epoch.
+    func checkRoster() async throws {
+        guard let convo = try await account.delivery.getConvos().convos.first(where: { $0.id == convoId }) else {
+            throw SyncError(.notMember, "the Delivery Service does not list \(did) in convo \(convoId)")
+        }
+        guard UInt64(convo.epoch) == group.epoch else { return }
+        let mls = Set(try MemberCredential.roster(of: group).values)
+        let ds = Set(convo.members.map(\.did))
+        // A member who left is still in the MLS tree until the next commit removes it.
+        guard ds.isSubset(of: mls) else {
+            throw SyncError(.rosterMismatch, "the Delivery Service lists \(ds.subtracting(mls).sorted()) who are not in the MLS group")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import Foundation
+import ImprintDelivery
+import ImprintKeys
+import ImprintZones
+
+/// Tunables of the sync layer.
+public struct SyncOptions: Sendable, Hashable {
+    /// How long a seq whose record has not reached the zone may hold back its epoch's
+    /// commit before the client moves on and reports the gap (5 minutes by default).
+    public var gapTimeout: Duration = .seconds(300)
+    /// Key packages are topped up on the Delivery Service when fewer than this many unused
+    /// ones remain in the key store.
+    public var keyPackageLowWater = 5
+    /// How many key packages a top-up publishes.
+    public var keyPackageBatch = 10
+    /// Largest payload (sum of a message's chunks) a member accepts.
+    public var maximumPayloadBytes = 256 << 20
+    /// How often a commit that lost the race for an epoch is rebuilt and retried.
+    public var commitRetries = 8
+    public init() {}
+}
+
+/// One identity on one server: the key store that holds its keys, the Delivery Service and
+/// zone clients that speak for it, and the home directory its sync state lives in. Cheap to
+/// copy; every ``SharedDocument`` of the identity uses one.
+///
+/// ```swift
+/// let home = ImprintHome.current()
+/// let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil),
+///                                             serverURL: "http://127.0.0.1:8080")
+/// try await account.topUpKeyPackages()
+/// ```
+public struct SyncAccount: Sendable {
+    public let home: ImprintHome
+    public let keyStore: any KeyStore
+    public let identity: DeviceIdentity
+    public let delivery: DeliveryClient
+    /// Where shared zones live (the zone service of the same server by default).
+    public let zones: any ZoneStore
+    public var options: SyncOptions
+
+    /// The identity's DID.
+    public var did: String { identity.did.did }
+    /// The server's base URL.
+    public var serverURL: String { delivery.baseURL }
+
+    public init(home: ImprintHome, keyStore: any KeyStore, identity: DeviceIdentity, delivery: DeliveryClient,
+                zones: any ZoneStore, options: SyncOptions = SyncOptions()) {
+        self.home = home
+        self.keyStore = keyStore
+        self.identity = identity
+        self.delivery = delivery
+        self.zones = zones
+        self.options = options
+    }
+
+    /// The account of `keyStore`'s device identity on the server at `serverURL`, whose service
+    /// DID is read from its `_health`; zones are that server's zone service.
+    public static func connect(home: ImprintHome, keyStore: any KeyStore, serverURL: String, httpClient: HTTPClient = .shared,
+                               options: SyncOptions = SyncOptions()) async throws -> SyncAccount {
+        let identity = try keyStore.deviceIdentity()
+        let signer = ServiceAuthSigner(privateKey: identity.signingKey)
+        let probe = DeliveryClient(baseURL: serverURL, serviceDID: "", signer: signer, httpClient: httpClient)
+        let serviceDID = try await probe.health().did
+        let delivery = DeliveryClient(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
+        let zones = HTTPZoneStore(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
+        return SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+    }
+
+    /// The same account with another zone store (tests put a reordering store here).
+    public func with(zones: any ZoneStore) -> SyncAccount {
+        SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+    }
+
+    /// The MLS signature private key: the identity's Ed25519 key (so the leaf's key is the did:key's).
+    var signaturePrivateKey: [UInt8] { Array(identity.signingKey.rawRepresentation) }
+}

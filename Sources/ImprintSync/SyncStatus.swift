@@ -1,0 +1,58 @@
+import Foundation
+import ImprintCRDT
+
+/// Sync diagnostics of one shared document for one member (`imprint status`).
+public struct SyncStatus: Sendable, Hashable, Codable {
+    /// A seq the Delivery Service sequenced whose record has not reached the zone.
+    public struct Gap: Sendable, Hashable, Codable {
+        public var seq: Int
+        public var epoch: UInt64
+        public var sender: String
+        /// Seconds since this member first saw it missing.
+        public var ageSeconds: Int
+    }
+
+    public var convoId: String
+    public var did: String
+    public var server: String
+    public var epoch: UInt64
+    /// The last seq processed with every seq below it.
+    public var processedSeq: Int
+    /// The newest seq the Delivery Service holds (nil when it could not be asked).
+    public var latestSeq: Int?
+    /// Seqs above `processedSeq` already applied (their records came before a gap's).
+    public var bufferedSeqs: [Int]
+    public var gaps: [Gap]
+    /// Local changes the group has not seen yet.
+    public var unpushedChanges: Int
+    /// Messages encrypted but not yet delivered.
+    public var outbox: Int
+    /// Received changes waiting for changes this member does not hold.
+    public var waitingChanges: Int
+    /// Problems that need attention (roster disagreements, forked histories, refused commits).
+    public var alerts: [String]
+    /// Why this identity can no longer use the document (removed, left), or nil.
+    public var ended: String?
+}
+
+extension SharedDocument {
+    /// Where this member stands: epoch, processed seq, gaps and their age, unpushed changes.
+    /// Asks the Delivery Service for its newest seq; works offline too (`latestSeq` nil).
+    public func status() async -> SyncStatus {
+        _ = try? bundle.reload()
+        let known = (try? bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })) ?? []
+        var latest: Int?
+        if state.endedReason == nil,
+           let page = try? await account.delivery.getMessages(convoId: convoId, sinceSeq: Int(cursor.seq), limit: 1000) {
+            latest = page.messages.last?.seq ?? Int(cursor.seq)
+            if page.cursor != nil { latest = nil }
+        }
+        let now = Date()
+        return SyncStatus(
+            convoId: convoId, did: did, server: account.serverURL, epoch: group.epoch, processedSeq: Int(cursor.seq), latestSeq: latest,
+            bufferedSeqs: state.processedAbove.sorted(),
+            gaps: state.gaps.map { SyncStatus.Gap(seq: $0.seq, epoch: $0.epoch, sender: $0.sender, ageSeconds: Int(now.timeIntervalSince($0.firstSeen))) },
+            unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: state.outbox.count,
+            waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason)
+    }
+}

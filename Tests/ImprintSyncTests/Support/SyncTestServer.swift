@@ -1,0 +1,80 @@
+import Foundation
+import ImprintBundle
+import ImprintDelivery
+import ImprintKeys
+import ImprintServer
+import ImprintServerTestSupport
+import ImprintStore
+import ImprintSync
+import ImprintTestSupport
+import ImprintZones
+import ImprintZoneService
+
+/// A real server (Delivery Service and zone service on one store of `kind`) on loopback, and
+/// the people who use it: each with a home of their own (a real SQLite key store), a device
+/// and a bundle path.
+struct SyncTestServer: Sendable {
+    let server: RunningServer
+    let directory: TemporaryDirectory
+
+    /// Runs `body` against a fresh server of `kind` and always stops it.
+    static func with<T>(_ kind: StoreKind, _ body: (SyncTestServer) async throws -> T) async throws -> T {
+        let directory = TemporaryDirectory("sync")
+        return try await withServer(kind, services: { store in
+            [try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: directory.file("zones")),
+                                        configuration: ZoneServiceConfiguration(), heartbeat: .seconds(1))]
+        }) { server in
+            try await body(SyncTestServer(server: server, directory: directory))
+        }
+    }
+
+    /// A new person named `name`: identity created, key packages published.
+    func person(_ name: String, options: SyncOptions = SyncOptions()) async throws -> Person {
+        let home = ImprintHome(path: directory.file("home-\(name)"))
+        try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
+        let store = try home.openKeyStore(passphrase: nil)
+        let account = try await SyncAccount.connect(home: home, keyStore: store, serverURL: server.baseURL,
+                                                    httpClient: TestHTTP.client, options: options)
+        try await account.topUpKeyPackages()
+        return Person(name: name, account: account, device: try DeviceID(name), bundlePath: directory.file("\(name).imprint"))
+    }
+}
+
+/// One person of a test: an account (identity, key store, clients) and where their copy lives.
+struct Person: Sendable {
+    let name: String
+    let account: SyncAccount
+    let device: DeviceID
+    let bundlePath: String
+
+    var did: String { account.did }
+
+    /// Creates their bundle with `text` as the body.
+    func createBundle(title: String = "Draft", text: String) throws {
+        let bundle = try DocumentBundle.create(at: bundlePath, device: device, title: title)
+        if !text.isEmpty { try bundle.insert(text, at: 0) }
+    }
+
+    /// Edits their bundle as another process would (the open SharedDocument picks it up on push).
+    func edit(_ body: (DocumentBundle) throws -> Void) throws {
+        let bundle = try DocumentBundle.open(at: bundlePath, device: device)
+        try body(bundle)
+    }
+
+    func share() async throws -> SharedDocument {
+        try await SharedDocument.share(bundleAt: bundlePath, device: device, account: account)
+    }
+
+    func join(_ convoId: String) async throws -> SharedDocument {
+        try await SharedDocument.join(convoId: convoId, account: account, bundleAt: bundlePath, device: device)
+    }
+
+    func open() async throws -> SharedDocument {
+        try await SharedDocument.open(bundleAt: bundlePath, device: device, account: account)
+    }
+
+    /// The body text of their bundle as a fresh reader sees it.
+    func text() throws -> String {
+        try DocumentBundle.open(at: bundlePath, device: device).text()
+    }
+}
