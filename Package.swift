@@ -382,6 +382,7 @@ let package = Package(
                 "ImprintBundle",
                 "ImprintStore",
                 "ImprintMLS",
+                "ImprintSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,7 +2,12 @@ import ArgumentParser
 import Foundation
 import ImprintBundle
 import ImprintCRDT
+import ImprintDelivery
+import ImprintKeys
+import ImprintMLS
 import ImprintStore
+import ImprintSync
+import ImprintZones
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,6 +45,17 @@ struct CommandFailure: Error {
             self.init(message: error.description, status: error.isHostileOrCorrupt ? .data : .user)
         case let error as FileError:
             self.init(BundleError(error))
+        case let error as SyncError:
+            let data: [SyncError.Code] = [.invalidPayload, .credentialMismatch, .forkDetected, .externalCommit, .missingCommit]
+            self.init(message: error.description, status: data.contains(error.code) ? .data : .user)
+        case let error as MLSError:
+            self.init(message: "mls: \(error)", status: .data)
+        case let error as KeyStoreError:
+            self.init(message: error.description, status: error == .corrupt || error == .unsupportedVersion ? .data : .user)
+        case let error as DeliveryServiceError:
+            self.init(message: "server: \(error.description)", status: .user)
+        case let error as ZoneError:
+            self.init(message: "zone: \(error)", status: [.assetCorrupt, .damagedRecord, .payloadHashMismatch, .inconsistentChunk, .duplicateChunk].contains(error.code) ? .data : .user)
         case let error as CRDTError:
             let store = StoreError.engine(error)
             self.init(message: store.description, status: store.isHostileOrCorrupt ? .data : .user)

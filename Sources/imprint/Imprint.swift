@@ -13,7 +13,10 @@ struct Imprint: ParsableCommand {
         version: Imprint.version,
         subcommands: [
             New.self, Text.self, Show.self, Edit.self, Log.self, Merge.self, Sync.self, Watch.self,
-            Archive.self, Unarchive.self, Asset.self, MLS.self, Demo.self,
+            Archive.self, Unarchive.self, Asset.self,
+            Identity.self, Share.self, Invite.self, Join.self, Push.self, Pull.self, Live.self, Remove.self, Leave.self,
+            Members.self, SharingStatus.self,
+            MLS.self, Demo.self,
         ]
     )
 

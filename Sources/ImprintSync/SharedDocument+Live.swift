@@ -1,0 +1,118 @@
+import Foundation
+import ImprintDelivery
+import ImprintFiles
+
+/// One thing `live` did or saw.
+public enum LiveEvent: Sendable, Hashable {
+    /// Local edits sent.
+    case pushed(PushReport)
+    /// Others' messages merged.
+    case pulled(PullReport)
+    /// The event stream dropped; reconnecting after `delay`.
+    case reconnecting(reason: String, delay: Duration)
+    /// A pull or push failed and will be tried again (the failure, one line).
+    case retrying(String)
+}
+
+extension SharedDocument {
+    /// Stays connected until the consumer stops iterating: pushes local edits as they land
+    /// in the bundle (any process writing this device's log, a folder-sync tool bringing
+    /// another device's), merges the others' as the Delivery Service announces them.
+    ///
+    /// Announcements come from the Delivery Service's event stream, which is resumed from its
+    /// last cursor after a drop, with exponential backoff (0.5 s doubling to 30 s); the bundle
+    /// is checked every `pollInterval` (a cheap stamp of its files), and a pull also runs every
+    /// `pullInterval` in case an announcement was missed. The stream ends with
+    /// ``SyncError/Code/removed`` when this identity is removed.
+    public nonisolated func live(pollInterval: Duration = .milliseconds(250), pullInterval: Duration = .seconds(30))
+        -> AsyncThrowingStream<LiveEvent, any Error>
+    {
+        let (wakes, waker) = AsyncStream.makeStream(of: LiveWake.self, bufferingPolicy: .bufferingNewest(8))
+        return AsyncThrowingStream { continuation in
+            let listener = Task { await self.listen(waker: waker, events: continuation) }
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: pollInterval)
+                    waker.yield(.tick)
+                }
+            }
+            let worker = Task {
+                do {
+                    try await self.work(wakes: wakes, pullInterval: pullInterval, events: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in
+                listener.cancel()
+                ticker.cancel()
+                worker.cancel()
+                waker.finish()
+            }
+        }
+    }
+
+    /// Follows the Delivery Service's events for this convo, reconnecting with backoff.
+    nonisolated func listen(waker: AsyncStream<LiveWake>.Continuation, events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
+        var cursor: Int64?
+        var delay = Duration.milliseconds(500)
+        while !Task.isCancelled {
+            do {
+                for try await event in account.delivery.subscribeConvoEvents(cursor: cursor) {
+                    cursor = event.cursor
+                    delay = .milliseconds(500)
+                    if event.payload.convoId == convoId { waker.yield(.announced) }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                events.yield(.reconnecting(reason: "\(error)", delay: delay))
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+            waker.yield(.announced) // catch up on what the drop may have hidden
+        }
+    }
+
+    /// Pulls when announced (and every `pullInterval`), pushes when the bundle's logs changed.
+    func work(wakes: AsyncStream<LiveWake>, pullInterval: Duration,
+              events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async throws {
+        let logs = bundlePath + "/changes"
+        var stamp: TreeStamp?
+        var lastPull = ContinuousClock.now
+        var pullDue = true
+        for await wake in wakes {
+            if Task.isCancelled { return }
+            if wake == .announced { pullDue = true }
+            do {
+                if pullDue || ContinuousClock.now - lastPull >= pullInterval {
+                    pullDue = false
+                    lastPull = .now
+                    let report = try await pull()
+                    if report.messages > 0 || report.commits > 0 { events.yield(.pulled(report)) }
+                }
+                let now = TreeStamp.take(logs)
+                if now != stamp {
+                    let report = try await push()
+                    if report.changes > 0 { events.yield(.pushed(report)) }
+                    stamp = TreeStamp.take(logs)
+                }
+            } catch let error as SyncError where error.code == .removed {
+                throw error
+            } catch {
+                if Task.isCancelled { return }
+                events.yield(.retrying("\(error)"))
+                pullDue = true
+                stamp = nil
+            }
+        }
+    }
+}
+
+/// Why `live`'s worker woke up.
+enum LiveWake: Sendable, Equatable {
+    /// The Delivery Service announced a message or membership change of the convo.
+    case announced
+    /// Time to look at the bundle's files.
+    case tick
+}

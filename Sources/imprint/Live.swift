@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ImprintSync
+
+/// `imprint live <bundle>`: stays connected; one line per event; reconnects by itself.
+struct Live: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stay connected: push local edits as they land, merge remote ones as they arrive (one line per event).")
+
+    @Argument(help: "The bundle.") var bundle: String
+    @OptionGroup var account: AccountOptions
+    @OptionGroup var options: DeviceOptions
+    @Flag(help: "One JSON object per line for each event.") var json = false
+
+    func run() throws {
+        let sync = try account.account(forBundle: bundle)
+        let (path, device, json) = (bundle, try options.resolve(), self.json)
+        try runBlocking {
+            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
+            print(json ? #"{"event":"connected","convoId":"\#(doc.convoId)"}"# : "live on \(doc.convoId) as \(sync.did)")
+            flushOutput()
+            for try await event in doc.live() {
+                print(Self.line(event, json: json))
+                flushOutput()
+            }
+        }
+    }
+
+    static func line(_ event: LiveEvent, json: Bool) -> String {
+        switch event {
+        case let .pushed(report):
+            return json ? JSON.object(["event": .string("pushed"), "changes": .int(report.changes), "seq": .int(report.seq ?? 0)]).serialized
+                : "pushed \(report.changes) change\(report.changes == 1 ? "" : "s") as seq \(report.seq ?? 0)"
+        case let .pulled(report):
+            return json ? JSON.object(["event": .string("pulled"), "messages": .int(report.messages), "changes": .int(report.changes),
+                                       "commits": .int(report.commits), "epoch": .int(report.epoch), "seq": .int(report.seq)]).serialized
+                : "merged \(report.messages) message\(report.messages == 1 ? "" : "s") (\(report.changes) changes, \(report.commits) commits); epoch \(report.epoch), seq \(report.seq)"
+        case let .reconnecting(reason, delay):
+            return json ? JSON.object(["event": .string("reconnecting"), "reason": .string(reason)]).serialized
+                : "reconnecting in \(delay): \(reason)"
+        case let .retrying(reason):
+            return json ? JSON.object(["event": .string("retrying"), "reason": .string(reason)]).serialized : "will retry: \(reason)"
+        }
+    }
+}
+
+/// Flushes stdout so each event line reaches a pipe at once.
+private func flushOutput() {
+    fflush(nil)
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import ImprintSync
+
+/// `imprint share <bundle> --server URL`: makes the document collaborative; prints the convo
+/// id alone on the last line.
+struct Share: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Share a document: MLS group, convo, shared zone, first encrypted snapshot.")
+
+    @Argument(help: "The bundle.") var bundle: String
+    @OptionGroup var account: AccountOptions
+    @OptionGroup var options: DeviceOptions
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        let sync = try account.account()
+        let device = try options.resolve()
+        let path = bundle
+        let convo = try runBlocking { try await SharedDocument.share(bundleAt: path, device: device, account: sync).convoId }
+        if json {
+            printJSON(["convoId": .string(convo), "server": .string(sync.serverURL), "did": .string(sync.did)])
+        } else {
+            print("shared \(bundle) on \(sync.serverURL); invite with: imprint invite \(bundle) <did>")
+            print(convo)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import ImprintSync
+
+/// `imprint status <bundle> [--json]`: sync diagnostics.
+struct SharingStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Sync diagnostics: epoch, last processed seq, buffered records, gaps and their age, unpushed changes.")
+
+    @Argument(help: "The bundle.") var bundle: String
+    @OptionGroup var account: AccountOptions
+    @OptionGroup var options: DeviceOptions
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        let sync = try account.account(forBundle: bundle)
+        let (path, device) = (bundle, options.resolveForReading())
+        let status = try runBlocking {
+            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
+            return await doc.status()
+        }
+        if json {
+            let data = try JSONEncoder.sortedKeys.encode(status)
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        print("convo \(status.convoId) on \(status.server) as \(status.did)")
+        print("epoch \(status.epoch), processed seq \(status.processedSeq) of \(status.latestSeq.map(String.init) ?? "?")")
+        print("unpushed changes \(status.unpushedChanges), outbox \(status.outbox), waiting changes \(status.waitingChanges)")
+        if !status.bufferedSeqs.isEmpty { print("buffered seqs \(status.bufferedSeqs.map(String.init).joined(separator: ", "))") }
+        for gap in status.gaps { print("gap: seq \(gap.seq) (epoch \(gap.epoch), from \(gap.sender)) missing for \(gap.ageSeconds) s") }
+        for alert in status.alerts { print("alert: \(alert)") }
+        if let ended = status.ended { print("ended: \(ended)") }
+    }
+}
+
+extension JSONEncoder {
+    /// Compact, sorted keys, ISO 8601 dates: the CLI's one-object JSON output.
+    static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
