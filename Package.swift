@@ -363,6 +363,7 @@ let package = Package(
                 "ImprintEncoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // MARK: End Sync

@@ -16,27 +16,45 @@ import ImprintZoneService
 struct SyncTestServer: Sendable {
     let server: RunningServer
     let directory: TemporaryDirectory
+    /// Where the server keeps its data: the SQLite database (with its WAL) or the PostgreSQL
+    /// database, and the zone service's asset files.
+    let database: DatabaseLocation
+    var zoneData: String { directory.file("server/zones") }
+    /// Everything the server wrote (for scans): its database files and its zone assets.
+    var serverData: String { directory.file("server") }
 
     /// Runs `body` against a fresh server of `kind` and always stops it.
     static func with<T>(_ kind: StoreKind, _ body: (SyncTestServer) async throws -> T) async throws -> T {
         let directory = TemporaryDirectory("sync")
-        return try await withServer(kind, services: { store in
-            [try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: directory.file("zones")),
-                                        configuration: ZoneServiceConfiguration(), heartbeat: .seconds(1))]
-        }) { server in
-            try await body(SyncTestServer(server: server, directory: directory))
+        for sub in ["server", "people"] { try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true) }
+        let database: DatabaseLocation
+        switch kind {
+        case .sqlite: database = .sqlite(path: directory.file("server/delivery.sqlite"))
+        case .postgres: database = .postgres(try await PostgresTestDatabase.create())
+        }
+        let store = try await StoreFactory.open(database, logger: testLogger)
+        let zones = try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: directory.file("server/zones")),
+                                               configuration: ZoneServiceConfiguration(), heartbeat: .seconds(1))
+        let server = try await RunningServer.start(store: store, services: [zones])
+        do {
+            let result = try await body(SyncTestServer(server: server, directory: directory, database: database))
+            try await server.stop()
+            return result
+        } catch {
+            try? await server.stop()
+            throw error
         }
     }
 
     /// A new person named `name`: identity created, key packages published.
     func person(_ name: String, options: SyncOptions = SyncOptions()) async throws -> Person {
-        let home = ImprintHome(path: directory.file("home-\(name)"))
+        let home = ImprintHome(path: directory.file("people/home-\(name)"))
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         let store = try home.openKeyStore(passphrase: nil)
         let account = try await SyncAccount.connect(home: home, keyStore: store, serverURL: server.baseURL,
                                                     httpClient: TestHTTP.client, options: options)
         try await account.topUpKeyPackages()
-        return Person(name: name, account: account, device: try DeviceID(name), bundlePath: directory.file("\(name).imprint"))
+        return Person(name: name, account: account, device: try DeviceID(name), bundlePath: directory.file("people/\(name).imprint"))
     }
 }
 
