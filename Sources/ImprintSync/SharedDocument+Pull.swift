@@ -51,6 +51,7 @@ extension SharedDocument {
             for message in page.messages {
                 since = UInt64(message.seq)
                 if state.processedAbove.contains(message.seq) { advanceCursor(to: message); continue }
+                if state.gaps.contains(where: { $0.seq == message.seq }) { continue } // retried by retryGaps
                 switch message.messageType {
                 case .commit:
                     if UInt64(message.epoch) < group.epoch { advanceCursor(to: message); try saveGroup(); continue }
@@ -111,7 +112,8 @@ extension SharedDocument {
 
     /// Tries the gaps again: a record that arrived since is applied now.
     func retryGaps(_ report: inout PullReport) async throws {
-        for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) {
+        var seen = Set<Int>()
+        for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) where seen.insert(gap.seq).inserted {
             let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: "", size: 0,
                                    sentAt: gap.firstSeen, recordName: nil)
             state.gaps.removeAll { $0.seq == gap.seq }
