@@ -51,6 +51,36 @@ public struct FileLock: Sendable {
         }
     }
 
+    /// Takes the lock like ``acquire()``, but waits by suspending the task instead of
+    /// blocking its thread (for async code whose threads serve other work meanwhile).
+    public func acquireWithoutBlocking() async throws -> Held {
+        try POSIX.makeDirectories(POSIX.parentDirectory(of: path))
+        let fd = try POSIX.open(path, O_RDWR | O_CREAT, mode: 0o644)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause = Duration.microseconds(200)
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(fd: fd) }
+            let err = errno
+            if err == EINTR { continue }
+            guard err == EWOULDBLOCK || err == EAGAIN else {
+                POSIX.close(fd)
+                throw POSIX.ioError("flock", path: path, err: err)
+            }
+            if clock.now >= deadline {
+                POSIX.close(fd)
+                throw FileError(.lockTimeout, "lock still held by another writer after \(timeout)", path: path)
+            }
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                POSIX.close(fd)
+                throw error
+            }
+            pause = min(pause * 2, .milliseconds(20))
+        }
+    }
+
     /// Whether some other open file description holds the lock right now (for diagnostics
     /// and tests; the answer can be stale as soon as it returns).
     public func isHeldElsewhere() throws -> Bool {

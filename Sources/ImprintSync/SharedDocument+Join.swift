@@ -103,7 +103,7 @@ extension SharedDocument {
         // Joined for good: the key package's private keys go (forward secrecy), and the Welcome.
         try account.keyStore.deleteKeyPackagePrivateKey(reference: found.reference, for: account.identity.did)
         try await account.delivery.confirmWelcome(convoId: convoId)
-        try await doc.pull()
+        try await doc.exclusive { _ = try await doc.pullNow() }
         try await account.topUpKeyPackages()
         return doc
     }

@@ -26,8 +26,12 @@ extension SharedDocument {
     /// Returns the DIDs added (those already members are skipped).
     @discardableResult
     public func invite(_ dids: [String]) async throws -> [String] {
+        try await exclusive { try await inviteNow(dids) }
+    }
+
+    func inviteNow(_ dids: [String]) async throws -> [String] {
         try ensureActive()
-        try await pull()
+        try await pullNow()
         guard state.admins.contains(did) else {
             throw SyncError(.forbidden, "only admins (\(state.admins.joined(separator: ", "))) may add members")
         }
@@ -65,8 +69,12 @@ extension SharedDocument {
     /// Removes `member` in one commit: it can decrypt nothing sent after it, and the servers
     /// refuse it at once. Admins only, except for a member who left.
     public func remove(_ member: String) async throws {
+        try await exclusive { try await removeNow(member) }
+    }
+
+    func removeNow(_ member: String) async throws {
         try ensureActive()
-        try await pull()
+        try await pullNow()
         guard member != did else { throw SyncError(.invalidArgument, "use leave to leave a document") }
         guard try MemberCredential.roster(of: group).values.contains(member) else {
             throw SyncError(.notMember, "\(member) is not a member of convo \(convoId)")
@@ -86,17 +94,23 @@ extension SharedDocument {
     /// once (the next committer removes it from the MLS group) and its keys for the document
     /// are deleted. The bundle stays, with everything received so far.
     public func leave() async throws {
-        try ensureActive()
-        try await push()
-        try await account.delivery.leaveConvo(convoId: convoId)
-        try endMembership("left convo \(convoId)")
+        try await exclusive {
+            try ensureActive()
+            try await pushNow()
+            try await account.delivery.leaveConvo(convoId: convoId)
+            try endMembership("left convo \(convoId)")
+        }
     }
 
     /// Rotates this member's leaf (post-compromise security) in a commit sent with
     /// `sendMessage`; members who left are removed in it too.
     public func update() async throws {
+        try await exclusive { try await updateNow() }
+    }
+
+    func updateNow() async throws {
         try ensureActive()
-        try await pull()
+        try await pullNow()
         try await commit(addsMembers: false, forcePath: true, proposals: { group in try await self.departedRemovals(group) },
                          send: { commit, _, epoch in
             try await self.account.delivery.sendMessage(SendMessageInput(
@@ -144,7 +158,7 @@ extension SharedDocument {
                 state.pendingCommitHash = nil
                 try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
                 try saveState()
-                try await pull()
+                try await pullNow()
             }
         }
         throw SyncError(.conflictRetriesExhausted, "other members kept committing first")
@@ -155,6 +169,7 @@ extension SharedDocument {
     /// The members as the MLS group has them (each leaf's credential checked), with the
     /// Delivery Service's join times; and the epoch.
     public func members() async throws -> (epoch: UInt64, members: [MemberInfo]) {
+        try reloadPersistedState()
         try ensureActive()
         let convo = try await account.delivery.getConvos().convos.first { $0.id == convoId }
         let joined = Dictionary((convo?.members ?? []).map { ($0.did, $0.joinedAt) }, uniquingKeysWith: { a, _ in a })

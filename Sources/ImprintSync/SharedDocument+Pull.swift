@@ -32,6 +32,10 @@ extension SharedDocument {
     /// in `status` (its record is applied if it arrives while its epoch's keys are kept).
     @discardableResult
     public func pull() async throws -> PullReport {
+        try await exclusive { try await pullNow() }
+    }
+
+    func pullNow() async throws -> PullReport {
         try ensureActive()
         var report = PullReport()
         try await finishOutbox()

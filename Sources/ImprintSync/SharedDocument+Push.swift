@@ -23,6 +23,11 @@ extension SharedDocument {
     /// newer member's snapshot lacked. Catches up first when the epoch moved on.
     @discardableResult
     public func push() async throws -> PushReport {
+        try await exclusive { try await pushNow() }
+    }
+
+    func pushNow() async throws -> PushReport {
+        try ensureActive()
         try await finishOutbox()
         try await sendOwedSnapshot()
         _ = try bundle.reload()
@@ -44,7 +49,7 @@ extension SharedDocument {
                 return PushReport(changes: unsent.count, seq: seq, bytes: size)
             } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
                 // Encrypted in an epoch that has ended: catch up, encrypt again in the new one.
-                try await pull()
+                try await pullNow()
             }
         }
         throw SyncError(.conflictRetriesExhausted, "the epoch kept moving while pushing")

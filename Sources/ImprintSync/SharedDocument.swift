@@ -45,6 +45,9 @@ public actor SharedDocument {
     var group: MLSGroup
     var cursor: ProcessedCursor
     var state: SyncState
+    /// Whether an operation holds the gate (see `exclusive`), and who waits for it.
+    var operationRunning = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account
@@ -96,7 +99,7 @@ public actor SharedDocument {
         }
         let group = try MLSGroup(serializedState: record.state)
         let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: record.cursor, state: state)
-        try await doc.finishOutbox()
+        try await doc.exclusive { try await doc.finishOutbox() }
         return doc
     }
 
@@ -127,7 +130,7 @@ public actor SharedDocument {
         _ = try bundle.store.updateMetadata { metadata in
             metadata.extra[Self.metadataKey] = .object(["convoId": .string(convoId), "server": .string(account.serverURL)])
         }
-        try await doc.sendSnapshot()
+        try await doc.exclusive { try await doc.sendSnapshot() }
         try await account.topUpKeyPackages()
         return doc
     }

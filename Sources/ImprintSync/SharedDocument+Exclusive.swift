@@ -1,0 +1,57 @@
+import Foundation
+import ImprintFiles
+import ImprintKeys
+import ImprintMLS
+
+extension SharedDocument {
+    /// True inside an operation of this task (nested calls run without waiting again).
+    @TaskLocal static var insideOperation = false
+
+    /// The lock file that makes operations on one convo of one home exclusive across
+    /// processes: `imprint push` while `imprint live` runs waits for `live`'s step to end.
+    nonisolated var lockPath: String { account.home.path + "/sync/\(convoId).lock" }
+
+    /// Runs one operation alone: no other operation of this object (actor methods interleave
+    /// at suspension points) and no other process on this home and convo runs meanwhile, and
+    /// the state is read again from disk first (another process may have moved it on). Two
+    /// writers of one group state would otherwise overwrite each other's ratchet and encrypt
+    /// twice with one generation.
+    func exclusive<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if Self.insideOperation { return try await body() }
+        await enterGate()
+        defer { leaveGate() }
+        let held = try await FileLock(path: lockPath, timeout: .seconds(600)).acquireWithoutBlocking()
+        defer { held.release() }
+        try reloadPersistedState()
+        return try await Self.$insideOperation.withValue(true) { try await body() }
+    }
+
+    /// Reads the sync state, the MLS state and the cursor again from disk.
+    func reloadPersistedState() throws {
+        if let saved = try SyncState.load(home: home, convoId: convoId) {
+            var saved = saved
+            saved.bundlePath = state.bundlePath
+            state = saved
+        }
+        if let record = try account.keyStore.groupState(convo: convoId, for: account.identity.did) {
+            group = try MLSGroup(serializedState: record.state)
+            cursor = record.cursor
+        }
+    }
+
+    func enterGate() async {
+        guard operationRunning else {
+            operationRunning = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func leaveGate() {
+        if waiters.isEmpty {
+            operationRunning = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
