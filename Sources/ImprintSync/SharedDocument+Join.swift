@@ -55,7 +55,7 @@ extension SharedDocument {
         var since = 0
         scan: while snapshot == nil {
             let page = try await account.delivery.getMessages(convoId: convoId, sinceSeq: since, limit: 1000)
-            for message in page.messages {
+            for message in try checked(page, after: since) {
                 since = message.seq
                 if UInt64(message.epoch) < group.epoch { lastSeq = message.seq; continue }
                 if message.messageType == .commit {

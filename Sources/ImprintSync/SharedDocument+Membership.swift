@@ -123,7 +123,7 @@ extension SharedDocument {
     /// longer lists (they left).
     func departedRemovals(_ group: MLSGroup) async throws -> [Proposal] {
         guard let convo = try await account.delivery.getConvos().convos.first(where: { $0.id == convoId }),
-              UInt64(convo.epoch) == group.epoch else { return [] }
+              UInt64(exactly: convo.epoch) == group.epoch else { return [] }
         let active = Set(convo.members.map(\.did))
         return try MemberCredential.roster(of: group).filter { !active.contains($0.value) && $0.value != did }
             .sorted { $0.key < $1.key }.map { .remove(leafIndex: $0.key) }

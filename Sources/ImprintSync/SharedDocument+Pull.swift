@@ -52,7 +52,7 @@ extension SharedDocument {
                 try endMembership("the Delivery Service no longer lists \(did) as a member (\(error.body.message))")
                 throw SyncError(.removed, "\(did) is no longer a member of convo \(convoId)")
             }
-            for message in page.messages {
+            for message in try Self.checked(page, after: Int(since)) {
                 since = UInt64(message.seq)
                 if state.processedAbove.contains(message.seq) { advanceCursor(to: message); continue }
                 if state.gaps.contains(where: { $0.seq == message.seq }) { continue } // retried by retryGaps
@@ -84,6 +84,20 @@ extension SharedDocument {
         report.seq = Int(cursor.seq)
         if state.gaps.isEmpty { try await checkRosterRecordingAlerts() }
         return report
+    }
+
+    /// The page's messages after checking what the rest of the client relies on: seqs
+    /// ascending above `since`, epochs not negative. A service that answers otherwise gets a
+    /// clear error instead of a client that trusts it.
+    static func checked(_ page: GetMessagesOutput, after since: Int) throws(SyncError) -> [MessageView] {
+        var previous = since
+        for message in page.messages {
+            guard message.seq > previous, message.epoch >= 0, message.epoch < Int(UInt32.max) else {
+                throw SyncError(.invalidPayload, "the Delivery Service returned seq \(message.seq) of epoch \(message.epoch) after seq \(previous)")
+            }
+            previous = message.seq
+        }
+        return page.messages
     }
 
     /// Refuses to run for a membership that ended.

@@ -165,7 +165,7 @@ public actor SharedDocument {
         guard let convo = try await account.delivery.getConvos().convos.first(where: { $0.id == convoId }) else {
             throw SyncError(.notMember, "the Delivery Service does not list \(did) in convo \(convoId)")
         }
-        guard UInt64(convo.epoch) == group.epoch else { return }
+        guard UInt64(exactly: convo.epoch) == group.epoch else { return }
         let mls = Set(try MemberCredential.roster(of: group).values)
         let ds = Set(convo.members.map(\.did))
         // A member who left is still in the MLS tree until the next commit removes it.

@@ -35,7 +35,8 @@ public struct SyncAccount: Sendable {
     public let home: ImprintHome
     public let keyStore: any KeyStore
     public let identity: DeviceIdentity
-    public let delivery: DeliveryClient
+    /// The Delivery Service (`DeliveryClient` over HTTP).
+    public let delivery: any DeliveryService
     /// Where shared zones live (the zone service of the same server by default).
     public let zones: any ZoneStore
     public var options: SyncOptions
@@ -45,7 +46,7 @@ public struct SyncAccount: Sendable {
     /// The server's base URL.
     public var serverURL: String { delivery.baseURL }
 
-    public init(home: ImprintHome, keyStore: any KeyStore, identity: DeviceIdentity, delivery: DeliveryClient,
+    public init(home: ImprintHome, keyStore: any KeyStore, identity: DeviceIdentity, delivery: any DeliveryService,
                 zones: any ZoneStore, options: SyncOptions = SyncOptions()) {
         self.home = home
         self.keyStore = keyStore
@@ -70,6 +71,11 @@ public struct SyncAccount: Sendable {
 
     /// The same account with another zone store (tests put a reordering store here).
     public func with(zones: any ZoneStore) -> SyncAccount {
+        SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+    }
+
+    /// The same account with another Delivery Service (tests put hostile stand-ins here).
+    public func with(delivery: any DeliveryService) -> SyncAccount {
         SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
     }
 

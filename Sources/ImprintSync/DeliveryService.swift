@@ -1,0 +1,26 @@
+import ImprintDelivery
+
+/// The Delivery Service methods the sync layer calls: the seam between `SharedDocument` and
+/// the service. `DeliveryClient` (HTTP) is the real one; tests put stand-ins in front of it
+/// that misbehave as a hostile service would (swapping key packages, hiding commits), to
+/// show that members catch it.
+public protocol DeliveryService: Sendable {
+    /// The server's base URL.
+    var baseURL: String { get }
+    /// The `aud` of the service's tokens.
+    var serviceDID: String { get }
+    func publishKeyPackage(_ input: PublishKeyPackageInput) async throws -> PublishKeyPackageOutput
+    func getKeyPackages(dids: [String], cipherSuite: Int?) async throws -> GetKeyPackagesOutput
+    func createConvo(_ input: CreateConvoInput) async throws -> CreateConvoOutput
+    func getConvos() async throws -> GetConvosOutput
+    func addMembers(_ input: AddMembersInput) async throws -> EpochAdvanceOutput
+    func getWelcome(convoId: String) async throws -> GetWelcomeOutput
+    func confirmWelcome(convoId: String) async throws
+    func removeMember(_ input: RemoveMemberInput) async throws -> EpochAdvanceOutput
+    func leaveConvo(convoId: String) async throws
+    func sendMessage(_ input: SendMessageInput) async throws -> SendMessageOutput
+    func getMessages(convoId: String, sinceSeq: Int?, limit: Int?) async throws -> GetMessagesOutput
+    func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error>
+}
+
+extension DeliveryClient: DeliveryService {}
