@@ -327,7 +327,7 @@ let package = Package(
 
         // MARK: Sync
         // End-to-end encrypted co-editing: the only module that knows the engine, bundles, MLS,
-        // keys, zones and the Delivery Service together. docs/sync-protocol.md.
+        // keys, zones and the Delivery Service together. docs/co-editing.md.
         .target(
             name: "ImprintSync",
             dependencies: [
