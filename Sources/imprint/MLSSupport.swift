@@ -4,6 +4,7 @@ import ImprintEncoding
 import ImprintFiles
 import ImprintKeys
 import ImprintMLS
+import ImprintSync
 
 
 /// Errors of the `imprint mls` commands, by exit code (see the CLI contract).
@@ -223,14 +224,12 @@ struct MLSStateDirectory {
         try store.deleteGroup(convo: Self.convo, for: me)
     }
 
-    /// Stores a KeyPackage with its private keys, named by its KeyPackageRef.
+    /// Stores a KeyPackage with its private keys, named by its KeyPackageRef (the one
+    /// stored form, `StoredKeyPackage`, that shared documents use too).
     func saveKeyPackage(_ keyPackage: KeyPackage, _ keys: KeyPackagePrivateKeys) throws {
-        var w = TLSWriter()
-        w.writeOpaque(keyPackage.tlsBytes)
-        w.writeOpaque(keys.initKey)
-        w.writeOpaque(keys.encryptionKey)
         let (store, me) = try requireStore()
-        try store.saveKeyPackagePrivateKey(w.bytes, reference: try keyPackage.reference(), for: me)
+        try store.saveKeyPackagePrivateKey(StoredKeyPackage(keyPackage: keyPackage, privateKeys: keys).bytes,
+                                           reference: try keyPackage.reference(), for: me)
     }
 
     /// The stored KeyPackage whose reference is `ref`, with its private keys, if any.
@@ -239,12 +238,8 @@ struct MLSStateDirectory {
         let (store, me) = try requireStore()
         guard let bytes = try store.keyPackagePrivateKey(reference: ref, for: me) else { return nil }
         do {
-            var r = TLSReader(bytes)
-            let kp = try KeyPackage(tlsBytes: try r.readOpaque())
-            let keys = KeyPackagePrivateKeys(initKey: try r.readOpaque(), encryptionKey: try r.readOpaque(), signatureKey: signatureKey)
-            try r.finish()
-            guard try kp.reference() == ref else { throw MLSError(.invalidValue, "reference differs from the stored one") }
-            return (kp, keys)
+            let stored = try StoredKeyPackage(bytes: bytes, reference: ref)
+            return (stored.keyPackage, stored.privateKeys(signatureKey: signatureKey))
         } catch {
             throw MLSCLIError.corrupt("key package \(Hex.encode(ref)) in \(storePath) is corrupt: \(error)")
         }
