@@ -390,6 +390,9 @@ let package = Package(
         .executableTarget(
             name: "imprint-bench",
             dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "ImprintSync",
+                "ImprintKeys",
                 "ImprintEncoding",
                 "ImprintCRDT",
                 "ImprintBundle",

@@ -19,8 +19,10 @@ extension SharedDocument {
     /// in the bundle (any process writing this device's log, a folder-sync tool bringing
     /// another device's), merges the others' as the Delivery Service announces them.
     ///
-    /// Announcements come from the Delivery Service's event stream, which is resumed from its
-    /// last cursor after a drop, with exponential backoff (0.5 s doubling to 30 s); the bundle
+    /// Announcements come from the Delivery Service's event stream (resumed from its last
+    /// cursor after a drop) and from the shared zone's change notifications (a record may
+    /// arrive just after its message is announced), each reconnecting with exponential
+    /// backoff (0.5 s doubling to 30 s); the bundle
     /// is checked every `pollInterval` (a cheap stamp of its files), and a pull also runs every
     /// `pullInterval` in case an announcement was missed. The stream ends with
     /// ``SyncError/Code/removed`` when this identity is removed.
@@ -30,6 +32,7 @@ extension SharedDocument {
         let (wakes, waker) = AsyncStream.makeStream(of: LiveWake.self, bufferingPolicy: .bufferingNewest(8))
         return AsyncThrowingStream { continuation in
             let listener = Task { await self.listen(waker: waker, events: continuation) }
+            let zoneListener = Task { await self.listenToZone(waker: waker, events: continuation) }
             let ticker = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: pollInterval)
@@ -46,6 +49,7 @@ extension SharedDocument {
             }
             continuation.onTermination = { _ in
                 listener.cancel()
+                zoneListener.cancel()
                 ticker.cancel()
                 worker.cancel()
                 waker.finish()
@@ -71,6 +75,27 @@ extension SharedDocument {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
             waker.yield(.announced) // catch up on what the drop may have hidden
+        }
+    }
+
+    /// Follows the shared zone's change notifications: a message the Delivery Service
+    /// announced may reach the zone a moment later (the sender saves its records after
+    /// `sendMessage`), and the record's arrival is what fills the gap.
+    nonisolated func listenToZone(waker: AsyncStream<LiveWake>.Continuation, events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
+        var delay = Duration.milliseconds(500)
+        while !Task.isCancelled {
+            do {
+                for try await _ in try await account.zones.subscribe(zoneId: zoneId) {
+                    delay = .milliseconds(500)
+                    waker.yield(.announced)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                events.yield(.reconnecting(reason: "zone: \(error)", delay: delay))
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+            waker.yield(.announced)
         }
     }
 

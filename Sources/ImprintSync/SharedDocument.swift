@@ -174,3 +174,20 @@ public actor SharedDocument {
         }
     }
 }
+
+extension SharedDocument {
+    /// Edits the document through this member's open bundle: `body` runs on the bundle (each
+    /// `DocumentBundle` edit is durable in this device's log when it returns), alone with
+    /// respect to the other operations. Push to send.
+    ///
+    /// ```swift
+    /// try await doc.edit { try $0.insert("Hello", at: 0) }
+    /// try await doc.push()
+    /// ```
+    public func edit<T: Sendable>(_ body: @Sendable (DocumentBundle) throws -> T) async throws -> T {
+        try await exclusive {
+            _ = try bundle.reload()
+            return try body(bundle)
+        }
+    }
+}

@@ -1,0 +1,308 @@
+import ArgumentParser
+import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
+import EditingTraces
+import Foundation
+import ImprintBundle
+import ImprintCRDT
+import ImprintKeys
+import ImprintStore
+import ImprintSync
+
+/// `imprint-bench sync`: end-to-end encrypted co-editing over loopback against a real
+/// `imprint-server` process (SQLite in a temporary directory):
+/// - `latency`: an edit by one member until it is visible in another member's bundle
+///   (push: ChangeSet, MLS, DS `sendMessage`, zone records; then the DS's SSE event, pull:
+///   records, MLS, merge, fsync), sequentially over `--edits` edits; p50 and p99.
+/// - `join`: a document holding a whole trace's history (default `automerge-paper`) is shared,
+///   one member invited; the time from `join` to the joiner reading the final text.
+/// - `sustained`: `--members` members each push a small change set every `--interval-ms`
+///   for `--seconds`, pulling as announced; at the end every member holds every edit; CPU per
+///   change set (client process and server process) and bytes stored per change set.
+struct SyncBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Encrypted co-editing over loopback: edit-to-visible latency, join time, sustained typing.")
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case latency, join, sustained }
+
+    @Argument(help: "latency | join | sustained") var mode: Mode
+    @Option(help: "latency: edits measured.") var edits = 1000
+    @Option(help: "join: the trace whose history the document holds.") var trace: String?
+    @Option(help: "sustained: members typing.") var members = 3
+    @Option(help: "sustained: milliseconds between one member's pushes.") var intervalMs = 50
+    @Option(help: "sustained: seconds of typing.") var seconds = 60
+    @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() async throws {
+        let directory = NSTemporaryDirectory() + "imprint-bench-sync-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = try ServerProcess.start(executable: server, data: directory + "/server")
+        defer { process.stop() }
+        let fields: [(String, String)]
+        switch mode {
+        case .latency: fields = try await latency(directory: directory, serverURL: process.url)
+        case .join: fields = try await join(directory: directory, serverURL: process.url)
+        case .sustained: fields = try await sustained(directory: directory, serverURL: process.url, serverPID: process.pid,
+                                                      serverData: directory + "/server")
+        }
+        let all = [("mode", "\"\(mode.rawValue)\"")] + fields + [("load_avg_1m", Clock.format(SystemLoad.oneMinute()))]
+        if json {
+            print("{" + all.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
+        } else {
+            for (key, value) in all { print("\(key): \(value)") }
+        }
+    }
+
+    // MARK: Modes
+
+    func latency(directory: String, serverURL: String) async throws -> [(String, String)] {
+        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL)
+        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL)
+        _ = try DocumentBundle.create(at: alice.bundlePath, device: alice.device, title: "bench")
+        let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
+        try await aliceDoc.invite([bob.account.did])
+        let bobDoc = try await SharedDocument.join(convoId: aliceDoc.convoId, account: bob.account, bundleAt: bob.bundlePath, device: bob.device)
+        if !json { FileHandle.standardError.write(Data("latency: shared and joined\n".utf8)) }
+        let (seen, seenSignal) = AsyncStream.makeStream(of: Int.self)
+        let watcher = Task {
+            for try await event in bobDoc.live(pollInterval: .seconds(3600), pullInterval: .seconds(3600)) {
+                if case .pulled = event { seenSignal.yield(try await bobDoc.text().count) }
+            }
+        }
+        defer { watcher.cancel() }
+        var iterator = seen.makeAsyncIterator()
+        var samples: [Double] = []
+        var length = 0
+        for index in 0..<(edits + 10) {
+            let word = "w\(index) "
+            let start = DispatchTime.now().uptimeNanoseconds
+            let at = length
+            try await aliceDoc.edit { bundle in try bundle.insert(word, at: at) }
+            try await aliceDoc.push()
+            length += word.count
+            while let visible = await iterator.next(), visible < length {}
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+            if index >= 10 { samples.append(ms) } // the first ten warm up connections and caches
+            if !json && index % 100 == 0 { FileHandle.standardError.write(Data("latency: \(index) edits\n".utf8)) }
+        }
+        guard try await bobDoc.text() == aliceDoc.text() else { throw ValidationError("latency: the two copies differ at the end") }
+        let sorted = samples.sorted()
+        return [("edits", "\(samples.count)"), ("p50_ms", Clock.format(Clock.median(sorted))),
+                ("p99_ms", Clock.format(sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])),
+                ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count))))]
+    }
+
+    func join(directory: String, serverURL: String) async throws -> [(String, String)] {
+        let path = trace ?? EditingTrace.sharedDirectory() + "/automerge-paper.json.gz"
+        let editing = try EditingTrace.load(path: path)
+        guard !editing.isConcurrent else { throw ValidationError("join: a sequential trace is needed") }
+        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL)
+        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL)
+        let document = Document()
+        let body = try document.change(message: "create") { tx -> ObjectID in
+            try tx.put(.root, DocumentSchema.schemaKey, .scalar(.int(DocumentSchema.version)))
+            try tx.put(.root, DocumentSchema.titleKey, "paper")
+            return try tx.put(.root, DocumentSchema.bodyKey, .text)!
+        }
+        var reader = editing.transactionReader()
+        while reader.hasNext {
+            try document.change { tx in try reader.readTransaction { pos, del, ins in try tx.splice(body, at: pos, delete: del, insert: ins) } }
+        }
+        _ = try DocumentBundle.create(at: alice.bundlePath, device: alice.device, adopting: document, documentID: "paper")
+        let (shareMs, aliceDoc) = try await Clock.measureAsync {
+            try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
+        }
+        let (inviteMs, _) = try await Clock.measureAsync { try await aliceDoc.invite([bob.account.did]) }
+        let (joinMs, text) = try await Clock.measureAsync { () -> String in
+            let bobDoc = try await SharedDocument.join(convoId: aliceDoc.convoId, account: bob.account, bundleAt: bob.bundlePath, device: bob.device)
+            return try await bobDoc.text()
+        }
+        guard text == editing.endContent else { throw ValidationError("join: the joiner's text differs from the trace's end content") }
+        return [("trace", "\"\(editing.name)\""), ("characters", "\(text.count)"), ("share_ms", Clock.format(shareMs)),
+                ("invite_ms", Clock.format(inviteMs)), ("join_ms", Clock.format(joinMs)),
+                ("invite_to_text_ms", Clock.format(inviteMs + joinMs))]
+    }
+
+    func sustained(directory: String, serverURL: String, serverPID: Int32, serverData: String) async throws -> [(String, String)] {
+        var people: [BenchMember] = []
+        for index in 0..<max(2, members) {
+            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL))
+        }
+        _ = try DocumentBundle.create(at: people[0].bundlePath, device: people[0].device, title: "typing")
+        let first = try await SharedDocument.share(bundleAt: people[0].bundlePath, device: people[0].device, account: people[0].account)
+        try await first.invite(people.dropFirst().map(\.account.did))
+        var docs = [first]
+        for person in people.dropFirst() {
+            docs.append(try await SharedDocument.join(convoId: first.convoId, account: person.account, bundleAt: person.bundlePath, device: person.device))
+        }
+        let storedBefore = DirectorySize.bytes(under: serverData)
+        let cpuBefore = (ProcessCPU.seconds(), ProcessCPU.seconds(pid: serverPID))
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let interval = Duration.milliseconds(intervalMs)
+        let results = try await withThrowingTaskGroup(of: (pushes: Int, plaintext: Int).self) { group in
+            for (index, doc) in docs.enumerated() {
+                group.addTask {
+                    var pushes = 0, plaintext = 0
+                    var next = ContinuousClock.now
+                    let listener = Task { for try await _ in doc.live(pollInterval: .seconds(3600), pullInterval: .seconds(3600)) {} }
+                    defer { listener.cancel() }
+                    while ContinuousClock.now < deadline {
+                        let word = "m\(index).\(pushes) "
+                        try await doc.edit { bundle in try bundle.insert(word, at: 0) }
+                        let report = try await doc.push()
+                        if report.changes > 0 { pushes += 1; plaintext += word.utf8.count }
+                        next += interval
+                        try await Task.sleep(until: next, clock: .continuous)
+                    }
+                    return (pushes, plaintext)
+                }
+            }
+            var all: [(Int, Int)] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        // Everyone catches up; every edit must be everywhere.
+        for _ in 0..<3 { for doc in docs { try await doc.pull() } }
+        let texts = try await docs.asyncMap { try await $0.text() }
+        guard Set(texts).count == 1 else { throw ValidationError("sustained: the members' texts differ at the end") }
+        let pushes = results.reduce(0) { $0 + $1.0 }
+        let cpuAfter = (ProcessCPU.seconds(), ProcessCPU.seconds(pid: serverPID))
+        let stored = DirectorySize.bytes(under: serverData) - storedBefore
+        let plaintext = results.reduce(0) { $0 + $1.1 }
+        return [("members", "\(docs.count)"), ("seconds", "\(seconds)"), ("change_sets", "\(pushes)"),
+                ("all_visible", "true"),
+                ("client_cpu_ms_per_change_set", Clock.format((cpuAfter.0 - cpuBefore.0) * 1000 / Double(max(1, pushes)))),
+                ("server_cpu_ms_per_change_set", Clock.format((cpuAfter.1 - cpuBefore.1) * 1000 / Double(max(1, pushes)))),
+                ("stored_bytes_per_change_set", Clock.format(Double(stored) / Double(max(1, pushes)))),
+                ("plaintext_bytes_per_change_set", Clock.format(Double(plaintext) / Double(max(1, pushes))))]
+    }
+}
+
+/// One member of a benchmark: a home with a key store (key file), an account on the server.
+struct BenchMember {
+    let account: SyncAccount
+    let device: DeviceID
+    let bundlePath: String
+
+    static func make(_ name: String, directory: String, serverURL: String) async throws -> BenchMember {
+        let home = ImprintHome(path: directory + "/home-\(name)")
+        try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
+        let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil), serverURL: serverURL,
+                                                    httpClient: benchHTTPClient)
+        try await account.topUpKeyPackages()
+        return BenchMember(account: account, device: try DeviceID(name), bundlePath: directory + "/\(name).imprint")
+    }
+}
+
+let benchHTTPClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}()
+
+/// An `imprint-server` child process on a free loopback port.
+struct ServerProcess {
+    let process: Process
+    let url: String
+    var pid: Int32 { process.processIdentifier }
+
+    static func start(executable: String?, data: String) throws -> ServerProcess {
+        let binary = executable ?? (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/imprint-server"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw ValidationError("no imprint-server at \(binary): build it (swift build -c release --product imprint-server) or pass --server")
+        }
+        for attempt in 0..<5 {
+            let port = Int.random(in: 20_000...60_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--db", "sqlite:\(data)/ds.sqlite", "--data", data]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let url = "http://127.0.0.1:\(port)"
+            for _ in 0..<200 where process.isRunning {
+                if Self.isListening(port: port) { return ServerProcess(process: process, url: url) }
+                usleep(20_000)
+            }
+            process.terminate()
+            if attempt == 4 { break }
+        }
+        throw ValidationError("imprint-server did not start")
+    }
+
+    static func isListening(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { _ = Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+enum SystemLoad {
+    static func oneMinute() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return 0 }
+        return Double(text.split(separator: " ").first ?? "0") ?? 0
+    }
+}
+
+enum ProcessCPU {
+    /// User + system CPU seconds of this process.
+    static func seconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    }
+
+    /// User + system CPU seconds of process `pid` (from /proc).
+    static func seconds(pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+enum DirectorySize {
+    static func bytes(under root: String) -> Int {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+        var total = 0
+        while let relative = walker.nextObject() as? String {
+            if let size = (try? FileManager.default.attributesOfItem(atPath: root + "/" + relative))?[.size] as? Int { total += size }
+        }
+        return total
+    }
+}
+
+extension Clock {
+    static func measureAsync<T>(_ body: () async throws -> T) async rethrows -> (Double, T) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try await body()
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000, result)
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var out: [T] = []
+        for element in self { out.append(try await transform(element)) }
+        return out
+    }
+}
