@@ -82,7 +82,10 @@ extension SharedDocument {
         report.gaps = state.gaps.map(\.seq)
         report.epoch = group.epoch
         report.seq = Int(cursor.seq)
-        if state.gaps.isEmpty { try await checkRosterRecordingAlerts() }
+        if state.gaps.isEmpty && (report.commits > 0 || !rosterChecked) {
+            try await checkRosterRecordingAlerts()
+            rosterChecked = true
+        }
         return report
     }
 
@@ -151,7 +154,7 @@ extension SharedDocument {
     /// Fetches, decrypts and applies one application message. Returns false when its records
     /// are not (all) in the zone yet.
     func processApplication(_ message: MessageView, report: inout PullReport) async throws -> Bool {
-        guard let ciphertext = try await fetchPayload(seq: message.seq) else { return false }
+        guard let ciphertext = try await fetchPayload(seq: message.seq, hash: message.hash) else { return false }
         let mls: MLSMessage
         do {
             mls = try MLSMessage(tlsBytes: ciphertext)
@@ -169,7 +172,17 @@ extension SharedDocument {
             throw SyncError(.forkDetected, alert)
         }
         var next = group
-        let processed = try next.process(mls)
+        let processed: ProcessedMessage
+        do {
+            processed = try next.process(mls)
+        } catch let error as MLSError where error.code == .secretConsumed {
+            // The same ciphertext sequenced twice (a replay, or a retry a v1 service did not
+            // recognise): its content is already here. Dropped.
+            advanceCursor(to: message)
+            try saveGroup()
+            try saveState()
+            return true
+        }
         guard case let .application(data, sender, _) = processed else {
             throw SyncError(.invalidPayload, "seq \(message.seq) is not an application message")
         }
@@ -217,9 +230,18 @@ extension SharedDocument {
         if let heads = try? bundle.document.heads(of: known) { state.sharedHeads = heads.map(\.hex) }
     }
 
-    /// The whole ciphertext of message `seq`, or nil if its chunks are not all in the zone.
-    func fetchPayload(seq: Int) async throws -> [UInt8]? {
-        try await Self.fetchPayload(seq: seq, convoId: convoId, account: account)
+    /// The whole ciphertext of message `seq` (whose hash the Delivery Service gave as
+    /// `hash`), or nil if its chunks are not all in the zone. A payload of one chunk is its
+    /// record's asset, addressed by that hash: fetched in one request.
+    func fetchPayload(seq: Int, hash: String) async throws -> [UInt8]? {
+        if hash.count == 64 {
+            do {
+                return try await account.zones.fetchAsset(zoneId: zoneId, hash: hash)
+            } catch let error as ZoneError where error.code == .assetNotFound || error.code == .recordNotFound {
+                // Chunked, or not in the zone yet: the records say which.
+            }
+        }
+        return try await Self.fetchPayload(seq: seq, convoId: convoId, account: account)
     }
 
     static func fetchPayload(seq: Int, convoId: String, account: SyncAccount) async throws -> [UInt8]? {

@@ -63,67 +63,56 @@ extension SharedDocument {
         try saveGroup()
         let ciphertext = message.tlsBytes
         var random = SystemRandomNumberGenerator()
-        let id = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
-        let entry = SyncState.OutboxEntry(clientMessageId: id, epoch: group.epoch, hash: Hex.encode(SHA256.hash(data: ciphertext)),
-                                          size: ciphertext.count, heads: heads.map(\.hex), seq: nil)
-        try FileManager.default.createDirectory(atPath: SyncState.directory(home: home) + "/outbox", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        try AtomicFile.write(ciphertext, to: SyncState.outboxPath(home: home, clientMessageId: id), mode: 0o600)
-        state.outbox.append(entry)
-        try saveState()
-        return (try await deliver(entry), ciphertext.count)
+        let outgoing = OutboxMessage(clientMessageId: Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }),
+                                     convoId: convoId, epoch: group.epoch, hash: Hex.encode(SHA256.hash(data: ciphertext)),
+                                     heads: heads.map(\.hex), ciphertext: ciphertext)
+        try outgoing.write(home: home)
+        return (try await deliver(outgoing), ciphertext.count)
     }
 
-    /// Delivers every outbox entry left by an interrupted send.
+    /// Delivers every message left in the outbox by an interrupted send.
     func finishOutbox() async throws {
-        for entry in state.outbox {
+        for message in try OutboxMessage.pending(home: home, convoId: convoId, limit: account.options.maximumPayloadBytes + (1 << 20)) {
             do {
-                _ = try await deliver(entry)
+                _ = try await deliver(message)
             } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
                 continue // dropped by deliver; its changes go out again at the next push
             }
         }
     }
 
-    /// `sendMessage` (idempotent: the entry's id keeps its seq across retries), then the
-    /// chunk records, then the entry is done. A message of an epoch that has ended is
-    /// dropped (its changes are still unsent and go out in the new epoch).
-    func deliver(_ original: SyncState.OutboxEntry) async throws -> Int {
-        var entry = original
-        let path = SyncState.outboxPath(home: home, clientMessageId: entry.clientMessageId)
-        let ciphertext = try AtomicFile.read(path, limit: account.options.maximumPayloadBytes)
-        if entry.seq == nil {
-            do {
-                let sent = try await account.delivery.sendMessage(SendMessageInput(
-                    convoId: convoId, epoch: Int(entry.epoch), messageType: .app, hash: entry.hash, size: entry.size,
-                    clientMessageId: entry.clientMessageId))
-                entry.seq = sent.seq
-                updateOutbox(entry)
-                try saveState()
-            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
-                removeOutbox(entry)
-                try saveState()
-                throw error
-            }
+    /// `sendMessage` (idempotent: the message's id keeps its seq across retries, so nothing
+    /// needs saving between the two steps), then the chunk records, then the message is done.
+    /// A message of an epoch that has ended is dropped (its changes are still unsent and go
+    /// out in the new epoch).
+    func deliver(_ message: OutboxMessage) async throws -> Int {
+        let seq: Int
+        do {
+            seq = try await account.delivery.sendMessage(SendMessageInput(
+                convoId: convoId, epoch: Int(message.epoch), messageType: .app, hash: message.hash, size: message.ciphertext.count,
+                clientMessageId: message.clientMessageId)).seq
+        } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
+            message.remove(home: home)
+            throw error
         }
-        let seq = entry.seq!
-        _ = try await ZoneChunker().upload(ciphertext, to: account.zones, zoneId: zoneId, baseName: Self.recordBase(convoId: convoId, seq: seq),
-                                           recordType: "change",
-                                           fields: ZoneRecordFields(convoId: convoId, epoch: Int64(entry.epoch), seq: Int64(seq)))
-        let delivered = entry.heads.compactMap(ChangeHash.init(hex:)) + state.sharedHeads.compactMap(ChangeHash.init(hex:))
+        let base = Self.recordBase(convoId: convoId, seq: seq)
+        let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(message.epoch), seq: Int64(seq))
+        if message.ciphertext.count <= ZoneLimits.inlineAssetBytes {
+            // One call: the record with its asset inline.
+            var chunk = fields
+            (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, message.hash)
+            _ = try await account.zones.saveRecords(zoneId: zoneId, [ZoneRecordDraft(
+                recordName: ZoneChunker.recordName(baseName: base, index: 0), recordType: "change", fields: chunk,
+                asset: .inline(message.ciphertext))])
+        } else {
+            _ = try await ZoneChunker().upload(message.ciphertext, to: account.zones, zoneId: zoneId, baseName: base,
+                                               recordType: "change", fields: fields)
+        }
+        let delivered = message.heads.compactMap(ChangeHash.init(hex:)) + state.sharedHeads.compactMap(ChangeHash.init(hex:))
         state.sharedHeads = try bundle.document.heads(of: delivered.filter { bundle.document.contains($0) }).map(\.hex)
-        removeOutbox(entry)
         try saveState()
+        message.remove(home: home)
         return seq
-    }
-
-    func updateOutbox(_ entry: SyncState.OutboxEntry) {
-        if let index = state.outbox.firstIndex(where: { $0.clientMessageId == entry.clientMessageId }) { state.outbox[index] = entry }
-    }
-
-    func removeOutbox(_ entry: SyncState.OutboxEntry) {
-        state.outbox.removeAll { $0.clientMessageId == entry.clientMessageId }
-        try? FileManager.default.removeItem(atPath: SyncState.outboxPath(home: home, clientMessageId: entry.clientMessageId))
     }
 
     /// The base name of the chunk records of message `seq`: chunk `i` is `<base>.<i>`.
@@ -146,3 +135,4 @@ extension SharedDocument {
         if state.snapshotOwed { try await sendSnapshot() }
     }
 }
+

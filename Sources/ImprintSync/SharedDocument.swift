@@ -48,6 +48,9 @@ public actor SharedDocument {
     /// Whether an operation holds the gate (see `exclusive`), and who waits for it.
     var operationRunning = false
     var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether the MLS and DS rosters were compared since this object was opened (again
+    /// after every commit).
+    var rosterChecked = false
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

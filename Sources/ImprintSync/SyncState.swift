@@ -2,31 +2,15 @@ import Foundation
 import ImprintFiles
 
 /// What one identity remembers of one shared document besides its MLS state: where the
-/// document lives, how far it has sent and received, what waits in the outbox. Nothing
+/// document lives, how far it has sent and received, the gaps. Nothing
 /// secret (the MLS state and the processed cursor are in the key store); kept as
 /// `<home>/sync/<convoId>.json`, written atomically after each step.
 ///
-/// The crash rules (docs/co-editing.md) rest on the order of writes: an outbox entry is
-/// written only after the advanced ratchet is in the key store; `sharedHeads` advances only
-/// after the record is in the zone; received changes are in the bundle before the cursor
-/// that passes them is committed.
+/// The crash rules (docs/co-editing.md) rest on the order of writes: an outbox message
+/// (`OutboxMessage`) is written only after the advanced ratchet is in the key store;
+/// `sharedHeads` advances only after the record is in the zone; received changes are in the
+/// bundle before the cursor that passes them is committed.
 struct SyncState: Codable, Sendable, Hashable {
-    /// A message encrypted and on disk, not yet acknowledged by the Delivery Service and the zone.
-    struct OutboxEntry: Codable, Sendable, Hashable {
-        /// The idempotency key given to `sendMessage`.
-        var clientMessageId: String
-        /// The epoch it was encrypted in.
-        var epoch: UInt64
-        /// SHA-256 hex of the ciphertext (the DS message's and the records' `payloadHash`).
-        var hash: String
-        /// Its size in bytes.
-        var size: Int
-        /// The heads `sharedHeads` becomes once it is delivered.
-        var heads: [String]
-        /// The seq the DS gave it, once known.
-        var seq: Int?
-    }
-
     /// A seq the DS sequenced whose record is not (yet) in the zone.
     struct Gap: Codable, Sendable, Hashable {
         var seq: Int
@@ -48,8 +32,6 @@ struct SyncState: Codable, Sendable, Hashable {
     var joinedEpoch: UInt64 = 0
     /// DIDs allowed to add and remove members.
     var admins: [String] = []
-    /// Messages encrypted but not yet fully delivered (at most a few).
-    var outbox: [OutboxEntry] = []
     /// App messages above the processed cursor that are already applied (out of order).
     var processedAbove: [Int] = []
     /// Seqs whose records have not arrived.
@@ -75,7 +57,6 @@ struct SyncState: Codable, Sendable, Hashable {
 
     static func directory(home: String) -> String { home + "/sync" }
     static func path(home: String, convoId: String) -> String { directory(home: home) + "/\(convoId).json" }
-    static func outboxPath(home: String, clientMessageId: String) -> String { directory(home: home) + "/outbox/\(clientMessageId).bin" }
 
     static func load(home: String, convoId: String) throws(SyncError) -> SyncState? {
         let path = path(home: home, convoId: convoId)
@@ -89,7 +70,7 @@ struct SyncState: Codable, Sendable, Hashable {
 
     func save(home: String) throws(SyncError) {
         do {
-            try FileManager.default.createDirectory(atPath: Self.directory(home: home) + "/outbox", withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: Self.directory(home: home), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             try AtomicFile.write(Array(JSONEncoder.sync.encode(self)), to: Self.path(home: home, convoId: convoId), mode: 0o600)
         } catch {

@@ -53,7 +53,7 @@ extension SharedDocument {
             convoId: convoId, did: did, server: account.serverURL, epoch: group.epoch, processedSeq: Int(cursor.seq), latestSeq: latest,
             bufferedSeqs: state.processedAbove.sorted(),
             gaps: state.gaps.map { SyncStatus.Gap(seq: $0.seq, epoch: $0.epoch, sender: $0.sender, ageSeconds: Int(now.timeIntervalSince($0.firstSeen))) },
-            unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: state.outbox.count,
+            unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: (try? OutboxMessage.pending(home: home, convoId: convoId, limit: account.options.maximumPayloadBytes + (1 << 20)).count) ?? 0,
             waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason)
     }
 }

@@ -76,14 +76,20 @@ struct SyncBenchmark: AsyncParsableCommand {
         }
         defer { watcher.cancel() }
         var iterator = seen.makeAsyncIterator()
-        var samples: [Double] = []
+        var samples: [Double] = [], editTimes: [Double] = [], pushTimes: [Double] = []
         var length = 0
         for index in 0..<(edits + 10) {
             let word = "w\(index) "
             let start = DispatchTime.now().uptimeNanoseconds
             let at = length
             try await aliceDoc.edit { bundle in try bundle.insert(word, at: at) }
+            let edited = DispatchTime.now().uptimeNanoseconds
             try await aliceDoc.push()
+            let pushed = DispatchTime.now().uptimeNanoseconds
+            if index >= 10 {
+                editTimes.append(Double(edited - start) / 1_000_000)
+                pushTimes.append(Double(pushed - edited) / 1_000_000)
+            }
             length += word.count
             while let visible = await iterator.next(), visible < length {}
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
@@ -94,7 +100,8 @@ struct SyncBenchmark: AsyncParsableCommand {
         let sorted = samples.sorted()
         return [("edits", "\(samples.count)"), ("p50_ms", Clock.format(Clock.median(sorted))),
                 ("p99_ms", Clock.format(sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])),
-                ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count))))]
+                ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count)))),
+                ("edit_p50_ms", Clock.format(Clock.median(editTimes))), ("push_p50_ms", Clock.format(Clock.median(pushTimes)))]
     }
 
     func join(directory: String, serverURL: String) async throws -> [(String, String)] {

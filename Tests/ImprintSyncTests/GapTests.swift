@@ -27,7 +27,7 @@ import Testing
                 seqs.append(try #require(report.seq, "push \(index) sent a message"))
             }
             // The middle message's records are late.
-            withholding.withhold("\(aliceDoc.convoId)-\(seqs[1]).")
+            try await withholding.withhold(convoId: aliceDoc.convoId, seq: seqs[1])
             let first = try await bobDoc.pull()
             #expect(first.gaps == [seqs[1]])
             #expect(first.messages == 2, "the messages around the gap are applied")
@@ -39,7 +39,7 @@ import Testing
             // Duplicated delivery: pulling again changes nothing.
             #expect(try await bobDoc.pull().messages == 0)
 
-            withholding.release("\(aliceDoc.convoId)-\(seqs[1]).")
+            withholding.release(convoId: aliceDoc.convoId, seq: seqs[1])
             let second = try await bobDoc.pull()
             #expect(second.gaps.isEmpty && second.messages == 1)
             #expect(try bob.text() == "one two three ")

@@ -8,6 +8,7 @@ final class WithholdingZoneStore: ZoneStore, @unchecked Sendable {
     let base: any ZoneStore
     private let lock = NSLock()
     private var hidden: Set<String> = []
+    private var hiddenAssets: Set<String> = []
 
     init(_ base: any ZoneStore) { self.base = base }
 
@@ -16,10 +17,30 @@ final class WithholdingZoneStore: ZoneStore, @unchecked Sendable {
     func release(_ prefix: String) { lock.withLock { _ = hidden.remove(prefix) } }
     func isHidden(_ name: String) -> Bool { lock.withLock { hidden.contains { name.hasPrefix($0) } } }
 
+    /// Hides message `seq` of `convoId`: its chunk records and their assets.
+    func withhold(convoId: String, seq: Int) async throws {
+        let prefix = "\(convoId)-\(seq)."
+        let first = try await base.record(zoneId: "doc_\(convoId)", named: prefix + "0")
+        lock.withLock {
+            _ = hidden.insert(prefix)
+            _ = hiddenAssets.insert(first.asset.hash)
+        }
+    }
+
+    func release(convoId: String, seq: Int) {
+        lock.withLock {
+            _ = hidden.remove("\(convoId)-\(seq).")
+            hiddenAssets.removeAll()
+        }
+    }
+
     func createZone(_ zoneId: String, convoId: String?) async throws -> ZoneInfo { try await base.createZone(zoneId, convoId: convoId) }
     func deleteZone(_ zoneId: String) async throws { try await base.deleteZone(zoneId) }
     func uploadAsset(zoneId: String, bytes: [UInt8]) async throws -> ZoneAsset { try await base.uploadAsset(zoneId: zoneId, bytes: bytes) }
-    func fetchAsset(zoneId: String, hash: String) async throws -> [UInt8] { try await base.fetchAsset(zoneId: zoneId, hash: hash) }
+    func fetchAsset(zoneId: String, hash: String) async throws -> [UInt8] {
+        if lock.withLock({ hiddenAssets.contains(hash) }) { throw ZoneError(.assetNotFound, "withheld by the test: \(hash)") }
+        return try await base.fetchAsset(zoneId: zoneId, hash: hash)
+    }
     func saveRecords(zoneId: String, _ records: [ZoneRecordDraft]) async throws -> [ZoneRecord] { try await base.saveRecords(zoneId: zoneId, records) }
     func fetchChanges(zoneId: String, since: ZoneChangeToken?, limit: Int) async throws -> ZoneChangeBatch {
         var batch = try await base.fetchChanges(zoneId: zoneId, since: since, limit: limit)
