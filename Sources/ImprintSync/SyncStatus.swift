@@ -43,14 +43,20 @@ extension SharedDocument {
         _ = try? bundle.reload()
         let known = (try? bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })) ?? []
         var latest: Int?
+        var processed = Int(cursor.seq)
         if state.endedReason == nil,
            let page = try? await account.delivery.getMessages(convoId: convoId, sinceSeq: Int(cursor.seq), limit: 1000) {
             latest = page.messages.last?.seq ?? Int(cursor.seq)
             if page.cursor != nil { latest = nil }
+            // This member's own messages right after the cursor need no processing.
+            for message in page.messages {
+                guard message.seq == processed + 1, message.sender == did || state.processedAbove.contains(message.seq) else { break }
+                processed = message.seq
+            }
         }
         let now = Date()
         return SyncStatus(
-            convoId: convoId, did: did, server: account.serverURL, epoch: group.epoch, processedSeq: Int(cursor.seq), latestSeq: latest,
+            convoId: convoId, did: did, server: account.serverURL, epoch: group.epoch, processedSeq: processed, latestSeq: latest,
             bufferedSeqs: state.processedAbove.sorted(),
             gaps: state.gaps.map { SyncStatus.Gap(seq: $0.seq, epoch: $0.epoch, sender: $0.sender, ageSeconds: Int(now.timeIntervalSince($0.firstSeen))) },
             unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: (try? OutboxMessage.pending(home: home, convoId: convoId, limit: account.options.maximumPayloadBytes + (1 << 20)).count) ?? 0,

@@ -78,14 +78,7 @@ struct CLI {
     /// Runs to the end; throws on a non-zero exit. Waits without blocking a thread (the
     /// server under test runs on the same concurrency pool).
     func run(_ arguments: [String]) async throws {
-        let process = process(arguments)
-        let errors = Pipe()
-        process.standardError = errors
-        try await launchAndWait(process)
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        guard process.terminationStatus == 0 else {
-            throw CLIError(arguments: arguments, status: process.terminationStatus, stderr: String(decoding: message, as: UTF8.self))
-        }
+        _ = try await output(arguments)
     }
 
     /// Starts `process`; the returned task ends when it exits.
@@ -95,13 +88,6 @@ struct CLI {
         process.terminationHandler = { _ in signal.finish() }
         try process.run()
         return (process, Task { for await _ in ended {} })
-    }
-
-    private func launchAndWait(_ process: Process) async throws {
-        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in signal.finish() }
-        try process.run()
-        for await _ in ended {}
     }
 
     /// SIGKILLs the process after `milliseconds` unless it ended first; returns whether it was killed.

@@ -1,0 +1,115 @@
+import Foundation
+import ImprintServerTestSupport
+import ImprintTestSupport
+import Testing
+
+/// The sharing commands of the CLI contract, run as a user would against a real server:
+/// what they print (`identity show` and `share` end with the DID and the convo id alone on
+/// their last line; `--json` is one object) and how they fail (one `error:` line, exit 1 for
+/// a user error).
+@Suite struct SharingCLITests {
+    @Test func theSharingCommandsKeepTheirContract() async throws {
+        let imprint = try #require(siblingExecutable("imprint"), "the imprint executable is built by swift build --build-tests")
+        try await SyncTestServer.with(.sqlite) { server in
+            let cli = CLI(executable: imprint, server: server.server.baseURL)
+            let root = server.directory.file("people")
+            let (ha, hb, a, b) = (root + "/cli-a", root + "/cli-b", root + "/a.imprint", root + "/b.imprint")
+
+            let aliceDID = try await cli.output(["identity", "create", "--home", ha]).lastLine
+            #expect(aliceDID.hasPrefix("did:key:z6Mk"))
+            #expect(try await cli.output(["identity", "show", "--home", ha]).lastLine == aliceDID)
+            let bobDID = try await cli.output(["identity", "create", "--home", hb]).lastLine
+            let shown = try await cli.json(["identity", "show", "--home", hb, "--json"])
+            #expect(shown["did"] as? String == bobDID && (shown["unusedKeyPackages"] as? Int ?? 0) >= 5)
+
+            _ = try await cli.output(["new", a, "--title", "CLI", "--device", "alice"])
+            _ = try await cli.output(["edit", a, "--insert", "0", "Shared from the CLI.", "--device", "alice"])
+            let convo = try await cli.output(["share", a, "--home", ha, "--device", "alice"]).lastLine
+            #expect(convo.count == 32 && convo.allSatisfy(\.isHexDigit))
+            let invited = try await cli.json(["invite", a, bobDID, "--home", ha, "--device", "alice", "--json"])
+            #expect(invited["added"] as? [String] == [bobDID])
+            _ = try await cli.output(["join", convo, "-o", b, "--home", hb, "--device", "bob"])
+            #expect(try await cli.output(["text", b]).stdout == "Shared from the CLI.")
+
+            _ = try await cli.output(["edit", b, "--insert", "0", "Bob: ", "--device", "bob"])
+            let pushed = try await cli.json(["push", b, "--home", hb, "--device", "bob", "--json"])
+            #expect(pushed["changes"] as? Int == 1 && pushed["seq"] is Int)
+            let pulled = try await cli.json(["pull", a, "--home", ha, "--device", "alice", "--json"])
+            #expect(pulled["messages"] as? Int == 1 && (pulled["gaps"] as? [Any])?.isEmpty == true)
+            #expect(try await cli.output(["text", a]).stdout == "Bob: Shared from the CLI.")
+
+            let members = try await cli.json(["members", a, "--home", ha, "--json"])
+            let dids = (members["members"] as? [[String: Any]])?.compactMap { $0["did"] as? String }
+            #expect(Set(dids ?? []) == [aliceDID, bobDID] && members["epoch"] as? Int == 1)
+            let status = try await cli.json(["status", b, "--home", hb, "--json"])
+            #expect(status["processedSeq"] as? Int == status["latestSeq"] as? Int && status["unpushedChanges"] as? Int == 0)
+
+            // Failures: one error line, the contract's exit codes.
+            let notShared = try await cli.failure(["push", root + "/nope.imprint", "--home", ha])
+            #expect(notShared.status == 1 && notShared.stderr.hasPrefix("error:") && notShared.stderr.split(separator: "\n").count == 1)
+            let noIdentity = try await cli.failure(["identity", "show", "--home", root + "/empty-home"])
+            #expect(noIdentity.status == 1 && noIdentity.stderr.contains("identity create"))
+            let again = try await cli.failure(["share", a, "--home", ha, "--device", "alice"])
+            #expect(again.status == 1 && again.stderr.contains("already shared"))
+
+            _ = try await cli.output(["remove", a, bobDID, "--home", ha, "--device", "alice"])
+            let removed = try await cli.failure(["pull", b, "--home", hb, "--device", "bob"])
+            #expect(removed.status == 1 && removed.stderr.contains("removed"))
+        }
+    }
+}
+
+extension CLI {
+    struct Output {
+        var stdout: String
+        var stderr: String
+        var status: Int32
+        var lastLine: String { stdout.split(separator: "\n").last.map(String.init) ?? "" }
+    }
+
+    /// Runs to the end and returns what it printed (any exit status).
+    func capture(_ arguments: [String]) async throws -> Output {
+        // Files, not pipes: reading a pipe would block one of the few threads the server
+        // under test runs on.
+        let base = NSTemporaryDirectory() + "imprint-cli-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: base + ".out")
+            try? FileManager.default.removeItem(atPath: base + ".err")
+        }
+        let process = process(arguments)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in signal.finish() }
+        try process.run()
+        for await _ in ended {}
+        let stdout = FileManager.default.contents(atPath: base + ".out") ?? Data()
+        let stderr = FileManager.default.contents(atPath: base + ".err") ?? Data()
+        return Output(stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
+                      status: process.terminationStatus)
+    }
+
+    /// Runs and requires exit 0.
+    func output(_ arguments: [String]) async throws -> Output {
+        let result = try await capture(arguments)
+        guard result.status == 0 else { throw CLIError(arguments: arguments, status: result.status, stderr: result.stderr) }
+        return result
+    }
+
+    /// Runs `--json` and returns the one object it printed.
+    func json(_ arguments: [String]) async throws -> [String: Any] {
+        let result = try await output(arguments)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "--json printed \(lines.count) lines")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    /// Runs and requires a non-zero exit.
+    func failure(_ arguments: [String]) async throws -> Output {
+        let result = try await capture(arguments)
+        #expect(result.status != 0, "imprint \(arguments.joined(separator: " ")) succeeded")
+        return result
+    }
+}
