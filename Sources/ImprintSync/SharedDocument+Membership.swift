@@ -137,6 +137,7 @@ extension SharedDocument {
                 proposals: (MLSGroup) async throws -> [Proposal],
                 send: ([UInt8], Welcome?, Int) async throws -> Int) async throws {
         for _ in 0...account.options.commitRetries {
+            try ensureNotStale()
             let list = try await proposals(group)
             guard !list.isEmpty || forcePath else { return }
             var next = group
@@ -149,6 +150,7 @@ extension SharedDocument {
             try saveState()
             do {
                 let seq = try await send(bytes, output.welcome, Int(group.epoch))
+                state.lastSentSeq = max(state.lastSentSeq, seq)
                 group = next
                 try finishOwnCommit(seq: seq, addedMembers: addsMembers)
                 if addsMembers { state.snapshotOwed = true }

@@ -63,6 +63,9 @@ extension SharedDocument {
                     try await processCommit(message)
                     report.commits += 1
                 case .app:
+                    if message.sender == did && message.seq > state.lastSentSeq && state.staleReason == nil {
+                        try markStale(seq: message.seq)
+                    }
                     if UInt64(message.epoch) < state.joinedEpoch || message.sender == did {
                         advanceCursor(to: message)
                         try saveGroup()
@@ -286,6 +289,11 @@ extension SharedDocument {
             try finishOwnCommit(seq: message.seq, addedMembers: state.pendingCommitAdds)
             return
         }
+        if message.sender == did {
+            // A commit of this DID that is not the one this copy made: another copy of the home.
+            try markStale(seq: message.seq)
+            throw SyncError(.staleState, state.staleReason ?? "")
+        }
         let mls = try MLSMessage(tlsBytes: Array(bytes))
         let committer: UInt32
         switch mls {
@@ -346,6 +354,16 @@ extension SharedDocument {
         rememberAuthenticator()
         try saveGroup()
         try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
+        try saveState()
+    }
+
+    /// Another copy of this home (copied to another machine, or restored from a backup) sent
+    /// seq `seq`: both copies hold one MLS state and may encrypt with the same generations.
+    /// This copy stops sending (it still reads) until its identity rejoins.
+    func markStale(seq: Int) throws {
+        let reason = "seq \(seq) was sent by another copy of this home (\(did)), copied or restored from a backup; this copy no longer sends: remove this identity and invite a fresh one"
+        state.staleReason = reason
+        state.alerts.append(reason)
         try saveState()
     }
 

@@ -58,6 +58,7 @@ extension SharedDocument {
     /// Encrypts `payload` in the current epoch and delivers it through the outbox. Returns
     /// the seq and the ciphertext size.
     func send(_ payload: SyncPayload, heads: [ChangeHash]) async throws -> (seq: Int, size: Int) {
+        try ensureNotStale()
         let message = try group.encrypt(payload.encoded(), authenticatedData: authenticatorTag)
         // The advanced ratchet is durable before the ciphertext exists anywhere else.
         try saveGroup()
@@ -95,6 +96,7 @@ extension SharedDocument {
             message.remove(home: home)
             throw error
         }
+        state.lastSentSeq = max(state.lastSentSeq, seq)
         let base = Self.recordBase(convoId: convoId, seq: seq)
         let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(message.epoch), seq: Int64(seq))
         if message.ciphertext.count <= ZoneLimits.inlineAssetBytes {
@@ -113,6 +115,11 @@ extension SharedDocument {
         try saveState()
         message.remove(home: home)
         return seq
+    }
+
+    /// Refuses to send from a copy of a home whose identity another copy also uses.
+    func ensureNotStale() throws(SyncError) {
+        if let reason = state.staleReason { throw SyncError(.staleState, reason) }
     }
 
     /// The base name of the chunk records of message `seq`: chunk `i` is `<base>.<i>`.

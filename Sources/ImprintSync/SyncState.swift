@@ -50,6 +50,12 @@ struct SyncState: Codable, Sendable, Hashable {
     /// Problems seen while pulling that need a person's attention (roster disagreements,
     /// forked histories, refused commits), newest last, at most 20.
     var alerts: [String] = []
+    /// The highest seq the Delivery Service gave a message of this member's (so a message of
+    /// this DID above it was sent by another copy of this home).
+    var lastSentSeq = 0
+    /// Why this copy of the home must not send (another copy of it sent; its MLS state may
+    /// reuse their generations), or nil.
+    var staleReason: String?
     /// The last time a pull completed.
     var lastPull: Date?
     /// Epoch authenticators (hex, truncated) of recent epochs, to compare with other members'.

@@ -33,6 +33,8 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     public var alerts: [String]
     /// Why this identity can no longer use the document (removed, left), or nil.
     public var ended: String?
+    /// Why this copy of the home no longer sends (another copy of it sent), or nil.
+    public var stale: String?
 }
 
 extension SharedDocument {
@@ -60,6 +62,7 @@ extension SharedDocument {
             bufferedSeqs: state.processedAbove.sorted(),
             gaps: state.gaps.map { SyncStatus.Gap(seq: $0.seq, epoch: $0.epoch, sender: $0.sender, ageSeconds: Int(now.timeIntervalSince($0.firstSeen))) },
             unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: (try? OutboxMessage.pending(home: home, convoId: convoId, limit: account.options.maximumPayloadBytes + (1 << 20)).count) ?? 0,
-            waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason)
+            waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason,
+            stale: state.staleReason)
     }
 }
