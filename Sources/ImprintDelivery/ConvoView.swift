@@ -19,11 +19,15 @@ public struct ConvoView: Codable, Hashable, Sendable {
     public var createdAt: Date
     /// Active members only.
     public var members: [Member]
+    /// v1.1: who may call `addMembers`/`removeMember`: the creator (always, first), then the
+    /// DIDs it named, sorted. Absent from v1 servers.
+    public var admins: [String]?
 
     public init(
         id: String, creator: String, title: String?, cipherSuite: Int, epoch: Int,
-        createdAt: Date, members: [Member]
+        createdAt: Date, members: [Member], admins: [String]? = nil
     ) {
+        self.admins = admins
         self.id = id
         self.creator = creator
         self.title = title

@@ -65,6 +65,11 @@ public struct DeliveryClient: Sendable {
         try await procedure(.removeMember, input)
     }
 
+    /// v1.1: who besides the creator may add and remove members; answers the updated convo.
+    public func setAdmins(_ input: SetAdminsInput) async throws -> SetAdminsOutput {
+        try await procedure(.setAdmins, input)
+    }
+
     public func leaveConvo(convoId: String) async throws {
         let _: EmptyOutput = try await procedure(.leaveConvo, ConvoRefInput(convoId: convoId))
     }

@@ -13,6 +13,8 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     case getMessages
     case registerStorage
     case subscribeConvoEvents
+    /// v1.1.
+    case setAdmins
 
     /// NSID prefix shared by every method.
     public static let namespace = "blue.catbird.mls"

@@ -55,8 +55,8 @@ import Testing
             #expect(commits.messages.first?.epoch == 0)
             #expect(commits.messages.first?.size == 2)
 
-            // Removal: epoch + 1, and carol loses access at once.
-            let removed = try await bob.removeMember(RemoveMemberInput(convoId: convoId, epoch: 1, did: carol.did, commit: Data("c2".utf8)))
+            // Removal (v1.1: by the creator or an admin): epoch + 1, and carol loses access at once.
+            let removed = try await alice.removeMember(RemoveMemberInput(convoId: convoId, epoch: 1, did: carol.did, commit: Data("c2".utf8)))
             #expect(removed == EpochAdvanceOutput(epoch: 2, seq: 2))
             await expectServiceError(403, "NotMember") { try await carol.getMessages(convoId: convoId) }
             await expectServiceError(403, "NotMember") {
@@ -117,7 +117,7 @@ import Testing
             }
             #expect(staleAdd?.body.currentEpoch == 1)
             let future = await expectServiceError(409, "EpochMismatch") {
-                try await fixture.members[0].removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: 7, did: fixture.owner.did, commit: Data([1])))
+                try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: 7, did: fixture.members[0].did, commit: Data([1])))
             }
             #expect(future?.body.currentEpoch == 1)
         }

@@ -93,9 +93,14 @@ import Testing
         try await withServer(kind) { server in
             let signer = ServiceAuthSigner()
             let big = String(repeating: "A", count: 70 * 1024)
-            let small = try await RawHTTP.call(server, .sendMessage, signer: signer, body: Data(json: #"{"convoId": "\#(big)"}"#))
+            let small = try await RawHTTP.call(server, .createConvo, signer: signer, body: Data(json: #"{"convoId": "\#(big)"}"#))
             #expect(small.status == 413, "\(small.text)")
             #expect(small.errorName == "PayloadTooLarge")
+            // v1.1: sendMessage may carry commit bytes, so it has the large (1 MiB) limit.
+            let overMiB = String(repeating: "A", count: (1 << 20) + 1024)
+            let send = try await RawHTTP.call(server, .sendMessage, signer: signer, body: Data(json: #"{"convoId": "\#(overMiB)"}"#))
+            #expect(send.status == 413, "\(send.text)")
+            #expect(send.errorName == "PayloadTooLarge")
             // 70 KiB is fine for addMembers (1 MiB limit) ...
             let fixture = try await ConvoFixture.make(on: server)
             let welcome = Data(count: 70 * 1024).base64EncodedString()

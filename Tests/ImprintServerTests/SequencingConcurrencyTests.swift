@@ -107,7 +107,7 @@ import Testing
                     }
                 }
                 group.addTask {
-                    (try? await fixture.members[0].removeMember(RemoveMemberInput(
+                    (try? await fixture.owner.removeMember(RemoveMemberInput(
                         convoId: fixture.convoId, epoch: fixture.epoch, did: fixture.members[1].did, commit: Data([3])))) != nil
                 }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }

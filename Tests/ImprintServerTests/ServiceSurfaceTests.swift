@@ -51,7 +51,7 @@ import Testing
         let message = try #require(schemas["MessageView"]?["properties"] as? [String: Any])
         let encoded = try WireJSON.encoder().encode(MessageView(
             seq: 1, epoch: 0, sender: "did:key:z6Mk", messageType: .app, hash: String(repeating: "0", count: 64), size: 1,
-            sentAt: Date(), recordName: "r"))
+            sentAt: Date(), recordName: "r", commit: Data([1])))
         let keys = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any]).keys
         #expect(Set(keys) == Set(message.keys))
     }

@@ -72,6 +72,11 @@ public struct DeliveryError: Error, HTTPResponseError, Sendable, Equatable, Cust
     public static func convoExists(_ convoId: String) -> Self {
         .init(status: .conflict, name: "ConvoExists", message: "convo \(convoId) already exists")
     }
+    /// v1.1: a `sendMessage` retry whose `clientMessageId` names a stored message with other
+    /// hash, size or type.
+    public static func clientMessageIdReused(_ id: String) -> Self {
+        .init(status: .conflict, name: "ClientMessageIdReused", message: "clientMessageId \(id) was used for another message")
+    }
     public static func payloadTooLarge(limit: Int) -> Self {
         .init(status: .contentTooLarge, name: "PayloadTooLarge", message: "body exceeds \(limit) bytes")
     }

@@ -26,6 +26,7 @@ struct DeliveryController: Sendable {
         add(.confirmWelcome, to: routes, confirmWelcome)
         add(.removeMember, to: routes, removeMember)
         add(.leaveConvo, to: routes, leaveConvo)
+        add(.setAdmins, to: routes, setAdmins)
         routes.post(RouterPath(DeliveryMethod.sendMessage.path), use: sendMessage)
         add(.getMessages, to: routes, getMessages)
         add(.registerStorage, to: routes, registerStorage)
@@ -77,10 +78,32 @@ struct DeliveryController: Sendable {
         try InputRules.cipherSuite(input.cipherSuite)
         if let id = input.convoId { try InputRules.convoId(id) }
         if let title = input.title { try InputRules.text(title, field: "title", maxBytes: 1024) }
+        let admins = try Self.admins(input.admins ?? [])
         let id = input.convoId ?? Self.newConvoId()
-        let convo = try await store.createConvo(NewConvo(id: id, creator: caller, title: input.title, cipherSuite: input.cipherSuite, now: Date()))
+        let convo = try await store.createConvo(NewConvo(
+            id: id, creator: caller, title: input.title, cipherSuite: input.cipherSuite, admins: admins, now: Date()))
         return try json(CreateConvoOutput(convo: convo))
     }
+
+    /// v1.1: the creator replaces the admins it names.
+    @Sendable func setAdmins(_ request: Request, caller: String) async throws -> Response {
+        let input = try await body(SetAdminsInput.self, request)
+        try InputRules.convoId(input.convoId)
+        let convo = try await store.setAdmins(convoId: input.convoId, caller: caller, admins: try Self.admins(input.admins))
+        return try json(SetAdminsOutput(convo: convo))
+    }
+
+    /// An `admins` list: DIDs, at most `maxAdmins`, duplicates dropped (first kept).
+    static func admins(_ dids: [String]) throws -> [String] {
+        guard dids.count <= maxAdmins else { throw DeliveryError.invalidRequest("admins names more than \(maxAdmins) DIDs") }
+        var seen = Set<String>()
+        return try dids.filter { did in
+            try InputRules.did(did, field: "admins")
+            return seen.insert(did).inserted
+        }
+    }
+
+    static let maxAdmins = 100
 
     @Sendable func getConvos(_ request: Request, caller: String) async throws -> Response {
         _ = try self.query(request, allowed: [])
@@ -146,15 +169,18 @@ struct DeliveryController: Sendable {
         do {
             guard gate.rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
             let input = try await RequestBodyReader.decode(
-                SendMessageInput.self, from: request, limit: configuration.bodyLimit, plain: SendMessageInput.init(plainJSON:))
+                SendMessageInput.self, from: request, limit: configuration.largeBodyLimit, plain: SendMessageInput.init(plainJSON:))
             try InputRules.convoId(input.convoId)
             try InputRules.epoch(input.epoch)
             try InputRules.hash(input.hash)
             guard input.size >= 0 else { throw DeliveryError.invalidRequest("size must not be negative") }
             if let name = input.recordName { try InputRules.text(name, field: "recordName", maxBytes: 512) }
+            if let id = input.clientMessageId { try InputRules.clientMessageId(id) }
+            if let commit = input.commit { try InputRules.commitBytes(commit, type: input.messageType, hash: input.hash) }
             message = NewMessage(
                 convoId: input.convoId, sender: token.issuer, epoch: input.epoch, messageType: input.messageType,
-                hash: input.hash, size: input.size, recordName: input.recordName, now: Date())
+                hash: input.hash, size: input.size, recordName: input.recordName,
+                clientMessageId: input.clientMessageId, commit: input.commit, now: Date())
         } catch {
             try await token.admit(with: gate.verifier.replayGuard)
             throw error

@@ -1,4 +1,5 @@
 import Foundation
+import ImprintDelivery
 
 /// Shape checks for input fields, so that nothing malformed reaches a store.
 package enum InputRules {
@@ -38,6 +39,20 @@ package enum InputRules {
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DeliveryError.invalidRequest("hash must be 64 lowercase hex digits")
         }
+    }
+
+    /// v1.1 `sendMessage.clientMessageId`: 1-64 printable ASCII characters.
+    package static func clientMessageId(_ id: String) throws {
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) else {
+            throw DeliveryError.invalidRequest("clientMessageId must be 1-64 printable ASCII characters")
+        }
+    }
+
+    /// v1.1 `sendMessage.commit`: only on a commit, non-empty, and its SHA-256 hex is `hash`.
+    package static func commitBytes(_ commit: Data, type: MessageType, hash: String) throws {
+        guard type == .commit else { throw DeliveryError.invalidRequest("commit is only sent with messageType commit") }
+        try nonEmpty(commit, field: "commit")
+        guard CommitDigest.hex(commit) == hash else { throw DeliveryError.invalidRequest("hash is not the SHA-256 of commit") }
     }
 
     package static func cipherSuite(_ suite: Int) throws {

@@ -19,10 +19,18 @@ public protocol DeliveryStore: Sendable {
     func consumeKeyPackages(dids: [String], cipherSuite: Int?, now: Date) async throws -> [KeyPackageRef]
 
     func createConvo(_ convo: NewConvo) async throws -> ConvoView
+    /// v1.1: replaces the convo's admins besides the creator. Only an active creator may
+    /// (`notMember`, then `forbidden`); each DID must be an active member (`invalidRequest`).
+    func setAdmins(convoId: String, caller: String, admins: [String]) async throws -> ConvoView
     func convos(memberDID: String) async throws -> [ConvoView]
 
+    /// v1.1: the caller must be the creator or an admin (`forbidden`).
     func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput
+    /// v1.1: removing an active member takes the creator or an admin (`forbidden`); any active
+    /// member may remove a DID that left (`leaveConvo`) and was not removed since.
     func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput
+    /// The caller becomes inactive and "left" until a `removeMember` commits its removal; it
+    /// stops being an admin.
     func leaveConvo(convoId: String, did: String, now: Date) async throws
 
     func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput?
@@ -31,6 +39,8 @@ public protocol DeliveryStore: Sendable {
     /// Sequences `message`. `token` (the request's verified service-auth token) is admitted
     /// by `tokenReplayGuard`'s rules before anything else and stays admitted even when the
     /// message is then refused; a replay throws `DeliveryError.tokenReplayed()` and changes nothing.
+    /// A `clientMessageId` already used by the sender in the convo is looked up under the convo's
+    /// write lock, before the epoch check: concurrent retries take exactly one seq.
     func sendMessage(_ message: NewMessage, admitting token: TokenAdmission) async throws -> SendMessageOutput
     func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView]
 
@@ -59,6 +69,8 @@ public struct NewConvo: Sendable {
     public var creator: String
     public var title: String?
     public var cipherSuite: Int
+    /// v1.1: DIDs besides the creator that may add and remove members; distinct.
+    public var admins: [String] = []
     public var now: Date
 }
 
@@ -92,5 +104,12 @@ public struct NewMessage: Sendable {
     public var hash: String
     public var size: Int
     public var recordName: String?
+    /// v1.1 idempotency key: unique per (sender, convo). A message already stored under it is
+    /// answered again (same seq and epoch, no new event) when hash, size and type match, and
+    /// refused with `DeliveryError.clientMessageIdReused` when they do not.
+    public var clientMessageId: String? = nil
+    /// v1.1: a commit's bytes (their SHA-256 hex is `hash`, checked by the caller), kept with
+    /// the seq and returned by `messages`; never part of the `message` event.
+    public var commit: Data? = nil
     public var now: Date
 }

@@ -181,6 +181,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             try await connection.query(
                 "INSERT INTO members (convo_id, did, joined_at, active) VALUES (\(convo.id), \(convo.creator), \(now), TRUE)",
                 logger: self.logger)
+            try await self.replaceAdmins(connection, convoId: convo.id, creator: convo.creator, admins: convo.admins)
             return try await self.convoView(connection, id: convo.id)!
         }
     }
@@ -204,6 +205,39 @@ public final class PostgresDeliveryStore: DeliveryStore {
         }
     }
 
+    public func setAdmins(convoId: String, caller: String, admins: [String]) async throws -> ConvoView {
+        try await transaction { connection in
+            _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: caller)
+            let creator = try await Self.single(String.self, connection.query(
+                "SELECT creator FROM convos WHERE id = \(convoId)", logger: self.logger))
+            guard creator == caller else { throw DeliveryError.forbidden("only the convo's creator may set its admins") }
+            for did in admins where try await !self.isActiveMember(connection, convoId: convoId, did: did) {
+                throw DeliveryError.invalidRequest("\(did) is not a member of convo \(convoId)")
+            }
+            try await self.replaceAdmins(connection, convoId: convoId, creator: caller, admins: admins)
+            return try await self.convoView(connection, id: convoId)!
+        }
+    }
+
+    func replaceAdmins(_ connection: PostgresConnection, convoId: String, creator: String, admins: [String]) async throws {
+        try await connection.query("DELETE FROM convo_admins WHERE convo_id = \(convoId)", logger: logger)
+        let named = admins.filter { $0 != creator }
+        if !named.isEmpty {
+            try await connection.query(
+                "INSERT INTO convo_admins (convo_id, did) SELECT \(convoId), unnest(\(named)::TEXT[])", logger: logger)
+        }
+    }
+
+    /// Throws `forbidden` unless `caller` is the convo's creator or one of its admins.
+    func requireAdmin(_ connection: PostgresConnection, convoId: String, caller: String) async throws {
+        let allowed = try await Self.single(Int.self, connection.query(
+            """
+            SELECT 1::BIGINT FROM convos WHERE id = \(convoId) AND creator = \(caller)
+            UNION ALL SELECT 1::BIGINT FROM convo_admins WHERE convo_id = \(convoId) AND did = \(caller)
+            """, logger: logger)) != nil
+        guard allowed else { throw DeliveryError.forbidden("only the convo's creator and admins may change its members") }
+    }
+
     func convoView(_ connection: PostgresConnection, id: String) async throws -> ConvoView? {
         var view: ConvoView?
         for try await (id, creator, title, suite, epoch, created) in try await connection.query(
@@ -217,6 +251,13 @@ public final class PostgresDeliveryStore: DeliveryStore {
         ).decode((String, Int64).self) {
             view.members.append(.init(did: did, joinedAt: StoreTime.date(joined)))
         }
+        var admins = [view.creator]
+        for try await did in try await connection.query(
+            "SELECT did FROM convo_admins WHERE convo_id = \(id) ORDER BY did", logger: logger
+        ).decode(String.self) {
+            admins.append(did)
+        }
+        view.admins = admins
         return view
     }
 
@@ -261,6 +302,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
         let result = try await transaction { connection -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
+            try await self.requireAdmin(connection, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             for did in change.dids where try await self.isActiveMember(connection, convoId: change.convoId, did: did) {
                 throw DeliveryError.invalidRequest("\(did) is already a member")
@@ -273,7 +315,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 try await connection.query(
                     """
                     INSERT INTO members (convo_id, did, joined_at, active) VALUES (\(change.convoId), \(did), \(now), TRUE)
-                    ON CONFLICT (convo_id, did) DO UPDATE SET active = TRUE, joined_at = excluded.joined_at
+                    ON CONFLICT (convo_id, did) DO UPDATE SET active = TRUE, has_left = FALSE, joined_at = excluded.joined_at
                     """, logger: self.logger)
                 try await connection.query(
                     """
@@ -296,15 +338,23 @@ public final class PostgresDeliveryStore: DeliveryStore {
     public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
         let result = try await transaction { connection -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
+            let target = try await Self.single((Bool, Bool).self, connection.query(
+                "SELECT active, has_left FROM members WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger))
+            let active = target?.0 ?? false
+            let departed = !active && (target?.1 ?? false)
+            // A member who left is removed by whoever commits next; anyone else takes an admin.
+            if !departed { try await self.requireAdmin(connection, convoId: change.convoId, caller: change.caller) }
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
-            guard try await self.isActiveMember(connection, convoId: change.convoId, did: change.did) else {
+            guard active || departed else {
                 throw DeliveryError.notFound("\(change.did) is not a member of convo \(change.convoId)")
             }
             let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
             let message = SQLiteDeliveryStore.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try await self.advance(connection, convoId: change.convoId, to: advance, message: message, commit: change.commit)
-            try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
+            try await connection.query(
+                "UPDATE members SET active = FALSE, has_left = FALSE WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
             try await connection.query("DELETE FROM welcomes WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
+            try await connection.query("DELETE FROM convo_admins WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: change.convoId)
             return (advance, try await self.append(connection, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
@@ -320,8 +370,9 @@ public final class PostgresDeliveryStore: DeliveryStore {
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
         let recipients = try await transaction { connection in
             _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: did)
-            try await connection.query("UPDATE members SET active = FALSE WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
+            try await connection.query("UPDATE members SET active = FALSE, has_left = TRUE WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
             try await connection.query("DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
+            try await connection.query("DELETE FROM convo_admins WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: convoId)
             return try await self.append(connection, events: [
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
@@ -352,7 +403,8 @@ public final class PostgresDeliveryStore: DeliveryStore {
             replayKey: token.replayKey, replayExpiry: token.forgetAfter, nowSeconds: token.now,
             convoId: input.convoId, sender: input.sender, epoch: input.epoch, messageType: input.messageType.rawValue,
             hash: input.hash, size: input.size, recordName: input.recordName,
-            sentAt: StoreTime.millis(input.now), sentAtText: RFC3339.string(from: input.now))
+            sentAt: StoreTime.millis(input.now), sentAtText: RFC3339.string(from: input.now),
+            clientMessageId: input.clientMessageId, commit: input.commit)
         var result: PostgresSendMessageStatement.Row?
         for try await row in try await client.execute(statement, logger: logger) where result == nil {
             result = row
@@ -361,11 +413,12 @@ public final class PostgresDeliveryStore: DeliveryStore {
             throw PostgresStoreError.noResult("imprint_send_message")
         }
         switch outcome {
-        case "ok":
+        case "ok", "duplicate":
             guard let epoch, let seq, let dids, let providers, dids.count == providers.count else {
                 throw PostgresStoreError.noResult("imprint_send_message")
             }
-            eventsCommitted(recipients: dids)  // the roster: every DID the function stored the event for
+            // "ok": the roster is every DID the function stored the event for; a duplicate stored none.
+            if outcome == "ok" { eventsCommitted(recipients: dids) }
             var recipients: [Recipient] = []
             recipients.reserveCapacity(dids.count)
             for (did, provider) in zip(dids, providers) where did != input.sender {
@@ -376,6 +429,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
         case "convo_not_found": throw DeliveryError.convoNotFound(input.convoId)
         case "not_member": throw DeliveryError.notMember(input.convoId)
         case "epoch_mismatch": throw DeliveryError.epochMismatch(current: epoch ?? 0)
+        case "client_id_reused": throw DeliveryError.clientMessageIdReused(input.clientMessageId ?? "")
         default: throw PostgresStoreError.noResult("imprint_send_message: \(outcome)")
         }
     }
@@ -384,15 +438,15 @@ public final class PostgresDeliveryStore: DeliveryStore {
         try await client.withConnection { connection in
             _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: caller, forUpdate: false)
             var messages: [MessageView] = []
-            for try await (seq, epoch, sender, type, hash, size, sentAt, recordName) in try await connection.query(
+            for try await (seq, epoch, sender, type, hash, size, sentAt, recordName, commit) in try await connection.query(
                 """
-                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name FROM messages
+                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob FROM messages
                 WHERE convo_id = \(convoId) AND seq > \(sinceSeq) ORDER BY seq LIMIT \(limit)
                 """, logger: self.logger
-            ).decode((Int, Int, String, String, String, Int, Int64, String?).self) {
+            ).decode((Int, Int, String, String, String, Int, Int64, String?, Data?).self) {
                 messages.append(MessageView(
                     seq: seq, epoch: epoch, sender: sender, messageType: MessageType(rawValue: type) ?? .app, hash: hash,
-                    size: size, sentAt: StoreTime.date(sentAt), recordName: recordName))
+                    size: size, sentAt: StoreTime.date(sentAt), recordName: recordName, commit: commit))
             }
             return messages
         }

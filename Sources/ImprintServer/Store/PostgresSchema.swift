@@ -85,6 +85,27 @@ enum PostgresSchema {
             lockEventRecipientsFunction,
             sendMessageFunction,
         ]),
+        (4, [
+            // v1.1: `sendMessage`'s idempotency key, unique per (convo, sender); NULLs stay distinct.
+            "ALTER TABLE messages ADD COLUMN client_message_id TEXT",
+            "CREATE UNIQUE INDEX messages_by_client_id ON messages (convo_id, sender, client_message_id)",
+            // The function gained parameters: drop the v1 overload (version 3 on older
+            // databases), then (re)create the current one.
+            "DROP FUNCTION IF EXISTS imprint_send_message(TEXT, BIGINT, BIGINT, TEXT, TEXT, BIGINT, TEXT, TEXT, BIGINT, TEXT, BIGINT, TEXT)",
+            sendMessageFunction,
+        ]),
+        (5, [
+            // v1.1 roles: who besides the creator may add and remove members, and which
+            // inactive members left by themselves (any member may then commit their removal).
+            """
+            CREATE TABLE convo_admins (
+                convo_id TEXT NOT NULL REFERENCES convos (id),
+                did TEXT NOT NULL,
+                PRIMARY KEY (convo_id, did)
+            )
+            """,
+            "ALTER TABLE members ADD COLUMN has_left BOOLEAN NOT NULL DEFAULT FALSE",
+        ]),
     ]
 
     /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space
@@ -133,6 +154,11 @@ enum PostgresSchema {
     ///    a refusal returns `convo_not_found` / `not_member` / `epoch_mismatch` (with the current
     ///    epoch) *without* raising, so the transaction still commits the replay key: a refused
     ///    request uses its token up, as on every other path;
+    /// 2b. (v1.1) when `p_client_message_id` names a message the sender stored before in this
+    ///    convo, returns `duplicate` with its seq and resulting epoch and the current roster
+    ///    (no new seq, no event), or `client_id_reused` when its type, hash or size differ. This
+    ///    runs after the convo row lock, so a retry racing the first call waits for it and sees
+    ///    its row (READ COMMITTED takes a new snapshot per statement);
     /// 3. bumps `last_seq` (and `epoch` for a commit), inserts the message, reads the roster with
     ///    storage providers, and fans the `message` event out to every active member under
     ///    `imprint_lock_event_recipients`.
@@ -142,7 +168,7 @@ enum PostgresSchema {
         CREATE OR REPLACE FUNCTION imprint_send_message(
             p_replay_key TEXT, p_replay_expiry BIGINT, p_now_seconds BIGINT,
             p_convo TEXT, p_sender TEXT, p_epoch BIGINT, p_type TEXT, p_hash TEXT, p_size BIGINT,
-            p_record_name TEXT, p_sent_at BIGINT, p_sent_at_text TEXT)
+            p_record_name TEXT, p_sent_at BIGINT, p_sent_at_text TEXT, p_client_message_id TEXT, p_commit BYTEA)
         RETURNS TABLE (r_outcome TEXT, r_epoch BIGINT, r_seq BIGINT, r_dids TEXT[], r_providers TEXT[])
         LANGUAGE plpgsql AS $$
         DECLARE
@@ -153,6 +179,7 @@ enum PostgresSchema {
             v_dids TEXT[];
             v_providers TEXT[];
             v_payload TEXT;
+            v_first RECORD;
         BEGIN
             INSERT INTO token_replays AS t (key, expires_at) VALUES (p_replay_key, p_replay_expiry)
             ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE t.expires_at < p_now_seconds;
@@ -170,6 +197,24 @@ enum PostgresSchema {
                 RETURN QUERY SELECT 'not_member'::TEXT, NULL::BIGINT, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
                 RETURN;
             END IF;
+            IF p_client_message_id IS NOT NULL THEN
+                SELECT x.seq, x.epoch, x.message_type, x.hash, x.size INTO v_first FROM messages x
+                WHERE x.convo_id = p_convo AND x.sender = p_sender AND x.client_message_id = p_client_message_id;
+                IF FOUND THEN
+                    IF v_first.message_type <> p_type OR v_first.hash <> p_hash OR v_first.size <> p_size THEN
+                        RETURN QUERY SELECT 'client_id_reused'::TEXT, NULL::BIGINT, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
+                        RETURN;
+                    END IF;
+                    SELECT array_agg(m.did ORDER BY m.did), array_agg(COALESCE(s.provider, '') ORDER BY m.did)
+                    INTO v_dids, v_providers
+                    FROM members m LEFT JOIN storage_providers s ON s.did = m.did
+                    WHERE m.convo_id = p_convo AND m.active;
+                    RETURN QUERY SELECT 'duplicate'::TEXT,
+                        CASE WHEN v_first.message_type = 'commit' THEN v_first.epoch + 1 ELSE v_first.epoch END,
+                        v_first.seq, v_dids, v_providers;
+                    RETURN;
+                END IF;
+            END IF;
             IF v_epoch <> p_epoch THEN
                 RETURN QUERY SELECT 'epoch_mismatch'::TEXT, v_epoch, NULL::BIGINT, NULL::TEXT[], NULL::TEXT[];
                 RETURN;
@@ -178,8 +223,8 @@ enum PostgresSchema {
             v_seq := v_last_seq + 1;
             v_new_epoch := CASE WHEN p_type = 'commit' THEN v_epoch + 1 ELSE v_epoch END;
             UPDATE convos SET epoch = v_new_epoch, last_seq = v_seq WHERE id = p_convo;
-            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
-            VALUES (p_convo, v_seq, v_epoch, p_sender, p_type, p_hash, p_size, p_sent_at, p_record_name, NULL);
+            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob, client_message_id)
+            VALUES (p_convo, v_seq, v_epoch, p_sender, p_type, p_hash, p_size, p_sent_at, p_record_name, p_commit, p_client_message_id);
 
             SELECT array_agg(m.did ORDER BY m.did), array_agg(COALESCE(s.provider, '') ORDER BY m.did)
             INTO v_dids, v_providers

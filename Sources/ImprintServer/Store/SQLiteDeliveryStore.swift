@@ -112,6 +112,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             try db.execute(
                 cached: "INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)",
                 arguments: [convo.id, convo.creator, now])
+            try Self.replaceAdmins(db, convoId: convo.id, creator: convo.creator, admins: convo.admins)
             return try Self.convoView(db, id: convo.id)!
         }
     }
@@ -127,14 +128,45 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
+    public func setAdmins(convoId: String, caller: String, admins: [String]) async throws -> ConvoView {
+        try await groupCommit.write { db in
+            _ = try Self.lockMemberConvo(db, convoId: convoId, caller: caller)
+            let creator = try String.fetchOne(try db.cachedStatement(sql: "SELECT creator FROM convos WHERE id = ?"), arguments: [convoId])
+            guard creator == caller else { throw DeliveryError.forbidden("only the convo's creator may set its admins") }
+            for did in admins where try !Self.isActiveMember(db, convoId: convoId, did: did) {
+                throw DeliveryError.invalidRequest("\(did) is not a member of convo \(convoId)")
+            }
+            try Self.replaceAdmins(db, convoId: convoId, creator: caller, admins: admins)
+            return try Self.convoView(db, id: convoId)!
+        }
+    }
+
+    static func replaceAdmins(_ db: Database, convoId: String, creator: String, admins: [String]) throws {
+        try db.execute(cached: "DELETE FROM convo_admins WHERE convo_id = ?", arguments: [convoId])
+        for did in admins where did != creator {
+            try db.execute(cached: "INSERT INTO convo_admins (convo_id, did) VALUES (?, ?)", arguments: [convoId, did])
+        }
+    }
+
+    /// Throws `forbidden` unless `caller` is the convo's creator or one of its admins.
+    static func requireAdmin(_ db: Database, convoId: String, caller: String) throws {
+        let allowed = try Bool.fetchOne(try db.cachedStatement(sql: """
+            SELECT 1 FROM convos WHERE id = ? AND creator = ?
+            UNION ALL SELECT 1 FROM convo_admins WHERE convo_id = ? AND did = ?
+            """), arguments: [convoId, caller, convoId, caller]) != nil
+        guard allowed else { throw DeliveryError.forbidden("only the convo's creator and admins may change its members") }
+    }
+
     static func convoView(_ db: Database, id: String) throws -> ConvoView? {
         guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM convos WHERE id = ?"), arguments: [id]) else { return nil }
         let members = try Row.fetchAll(try db.cachedStatement(sql: "SELECT did, joined_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY joined_at, did"),
             arguments: [id]
         ).map { ConvoView.Member(did: $0["did"], joinedAt: StoreTime.date($0["joined_at"])) }
+        let creator: String = row["creator"]
+        let admins = try String.fetchAll(try db.cachedStatement(sql: "SELECT did FROM convo_admins WHERE convo_id = ? ORDER BY did"), arguments: [id])
         return ConvoView(
-            id: row["id"], creator: row["creator"], title: row["title"], cipherSuite: row["cipher_suite"],
-            epoch: row["epoch"], createdAt: StoreTime.date(row["created_at"]), members: members)
+            id: row["id"], creator: creator, title: row["title"], cipherSuite: row["cipher_suite"],
+            epoch: row["epoch"], createdAt: StoreTime.date(row["created_at"]), members: members, admins: [creator] + admins)
     }
 
     /// The convo's epoch and last seq, after checking that it exists and `caller` is active in it.
@@ -159,6 +191,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func addMembers(_ change: MemberAddition) async throws -> EpochAdvanceOutput {
         let result = try await groupCommit.write { db -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
+            try Self.requireAdmin(db, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             for did in change.dids where try Self.isActiveMember(db, convoId: change.convoId, did: did) {
                 throw DeliveryError.invalidRequest("\(did) is already a member")
@@ -171,7 +204,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 try db.execute(
                     cached: """
                     INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)
-                    ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, joined_at = excluded.joined_at
+                    ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, has_left = 0, joined_at = excluded.joined_at
                     """,
                     arguments: [change.convoId, did, now])
                 try db.execute(
@@ -196,15 +229,22 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func removeMember(_ change: MemberRemoval) async throws -> EpochAdvanceOutput {
         let result = try await groupCommit.write { db -> (output: EpochAdvanceOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: change.convoId, caller: change.caller)
+            let target = try Row.fetchOne(try db.cachedStatement(sql: "SELECT active, has_left FROM members WHERE convo_id = ? AND did = ?"),
+                arguments: [change.convoId, change.did])
+            let active: Bool = target?["active"] ?? false
+            let departed: Bool = !active && (target?["has_left"] ?? false)
+            // A member who left is removed by whoever commits next; anyone else takes an admin.
+            if !departed { try Self.requireAdmin(db, convoId: change.convoId, caller: change.caller) }
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
-            guard try Self.isActiveMember(db, convoId: change.convoId, did: change.did) else {
+            guard active || departed else {
                 throw DeliveryError.notFound("\(change.did) is not a member of convo \(change.convoId)")
             }
             let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
             let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
-            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            try db.execute(cached: "UPDATE members SET active = 0, has_left = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            try db.execute(cached: "DELETE FROM convo_admins WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             let members = try Self.activeMembers(db, convoId: change.convoId)
             return (advance, try Self.append(db, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members),
@@ -220,8 +260,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func leaveConvo(convoId: String, did: String, now: Date) async throws {
         let recipients = try await groupCommit.write { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
-            try db.execute(cached: "UPDATE members SET active = 0 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "UPDATE members SET active = 0, has_left = 1 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            try db.execute(cached: "DELETE FROM convo_admins WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             let members = try Self.activeMembers(db, convoId: convoId)
             return try Self.append(db, events: [
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
@@ -250,12 +291,19 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         try await token.admit(with: tokenReplayGuard)
         let result = try await groupCommit.write { db -> (output: SendMessageOutput, recipients: [String]) in
             let current = try Self.lockMemberConvo(db, convoId: input.convoId, caller: input.sender)
+            if let id = input.clientMessageId, let first = try Self.earlierSend(db, input, clientMessageId: id) {
+                let recipients = try Self.recipientsWithStorage(db, convoId: input.convoId)
+                    .filter { $0.did != input.sender }.map { Recipient(did: $0.did, storage: $0.storage) }
+                return (SendMessageOutput(seq: first.seq, epoch: first.epoch, recipients: recipients, serverTime: input.now), [])
+            }
             guard current.epoch == input.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
             let newEpoch = input.messageType == .commit ? current.epoch + 1 : current.epoch
             let message = MessageView(
                 seq: current.lastSeq + 1, epoch: current.epoch, sender: input.sender, messageType: input.messageType,
                 hash: input.hash, size: input.size, sentAt: input.now, recordName: input.recordName)
-            try Self.advance(db, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message, commit: nil)
+            try Self.advance(
+                db, convoId: input.convoId, to: EpochAdvanceOutput(epoch: newEpoch, seq: message.seq), message: message,
+                commit: input.commit, clientMessageId: input.clientMessageId)
             let roster = try Self.recipientsWithStorage(db, convoId: input.convoId)
             let woken = try Self.append(db, events: [
                 PendingEvent(payload: .message(MessageEvent(convoId: input.convoId, message: message)), recipients: roster.map(\.did))
@@ -267,11 +315,26 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         return result.output
     }
 
+    /// The answer of the sender's earlier `sendMessage` under `clientMessageId` (its seq, and the
+    /// epoch it left the convo at), or nil when there is none; a different message under the
+    /// same id throws `clientMessageIdReused`.
+    static func earlierSend(_ db: Database, _ input: NewMessage, clientMessageId: String) throws -> (seq: Int, epoch: Int)? {
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: """
+            SELECT seq, epoch, message_type, hash, size FROM messages WHERE convo_id = ? AND sender = ? AND client_message_id = ?
+            """), arguments: [input.convoId, input.sender, clientMessageId]) else { return nil }
+        let type: String = row["message_type"]
+        guard type == input.messageType.rawValue, row["hash"] == input.hash, row["size"] == input.size else {
+            throw DeliveryError.clientMessageIdReused(clientMessageId)
+        }
+        let epoch: Int = row["epoch"]
+        return (row["seq"], type == MessageType.commit.rawValue ? epoch + 1 : epoch)
+    }
+
     public func messages(convoId: String, caller: String, sinceSeq: Int, limit: Int) async throws -> [MessageView] {
         try await pool.read { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: caller)
             return try Row.fetchAll(try db.cachedStatement(sql: """
-                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name FROM messages
+                SELECT seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob FROM messages
                 WHERE convo_id = ? AND seq > ? ORDER BY seq LIMIT ?
                 """),
                 arguments: [convoId, sinceSeq, limit]
@@ -279,7 +342,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 MessageView(
                     seq: row["seq"], epoch: row["epoch"], sender: row["sender"],
                     messageType: MessageType(rawValue: row["message_type"]) ?? .app, hash: row["hash"], size: row["size"],
-                    sentAt: StoreTime.date(row["sent_at"]), recordName: row["record_name"])
+                    sentAt: StoreTime.date(row["sent_at"]), recordName: row["record_name"], commit: row["commit_blob"])
             }
         }
     }
@@ -291,18 +354,21 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     /// Stores `message` and moves the convo to `advance` (its seq is `last_seq + 1`, checked by the caller).
-    static func advance(_ db: Database, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?) throws {
+    static func advance(
+        _ db: Database, convoId: String, to advance: EpochAdvanceOutput, message: MessageView, commit: Data?,
+        clientMessageId: String? = nil
+    ) throws {
         try db.execute(
             cached: "UPDATE convos SET epoch = ?, last_seq = ? WHERE id = ?",
             arguments: [advance.epoch, advance.seq, convoId])
         try db.execute(
             cached: """
-            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob, client_message_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             arguments: [
                 convoId, message.seq, message.epoch, message.sender, message.messageType.rawValue, message.hash, message.size,
-                StoreTime.millis(message.sentAt), message.recordName, commit,
+                StoreTime.millis(message.sentAt), message.recordName, commit, clientMessageId,
             ])
     }
 

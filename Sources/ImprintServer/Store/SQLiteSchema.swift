@@ -63,5 +63,20 @@ enum SQLiteSchema {
         );
         CREATE INDEX events_by_recipient ON events (recipient, id);
         """),
+        // v1.1: `sendMessage`'s idempotency key, unique per (convo, sender); NULLs stay distinct.
+        (2, """
+        ALTER TABLE messages ADD COLUMN client_message_id TEXT;
+        CREATE UNIQUE INDEX messages_by_client_id ON messages (convo_id, sender, client_message_id);
+        """),
+        // v1.1 roles: who besides the creator may add and remove members, and which inactive
+        // members left by themselves (any member may then commit their removal).
+        (3, """
+        CREATE TABLE convo_admins (
+            convo_id TEXT NOT NULL REFERENCES convos (id),
+            did TEXT NOT NULL,
+            PRIMARY KEY (convo_id, did)
+        );
+        ALTER TABLE members ADD COLUMN has_left INTEGER NOT NULL DEFAULT 0;
+        """),
     ]
 }
