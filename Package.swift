@@ -384,6 +384,11 @@ let package = Package(
                 "ImprintStore",
                 "ImprintMLS",
                 "ImprintSync",
+                "ImprintServer",
+                "ImprintZoneService",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

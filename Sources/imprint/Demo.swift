@@ -71,5 +71,6 @@ struct Demo: ParsableCommand {
         guard converged else { throw ExitCode(1) }
 
         try FolderSyncDemo.run()
+        try CoEditingDemo.run()
     }
 }

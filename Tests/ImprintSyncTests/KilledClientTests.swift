@@ -27,7 +27,7 @@ import Testing
                 try await cli.run(["edit", bob.bundlePath, "--insert", "0", "b\(run) ", "--device", "bob"])
                 try await cli.run(["edit", alice.bundlePath, "--insert", "0", "a\(run) ", "--device", "alice"])
                 // Each side's command is killed somewhere between its start and its end.
-                let bobDelay = Int.random(in: 0...1500, using: &random), aliceDelay = Int.random(in: 0...1500, using: &random)
+                let bobDelay = Int.random(in: 0...200, using: &random), aliceDelay = Int.random(in: 0...200, using: &random)
                 let bobPush = try cli.start(["push", bob.bundlePath, "--home", bob.account.home.path, "--device", "bob"])
                 let alicePull = try cli.start(["pull", alice.bundlePath, "--home", alice.account.home.path, "--device", "alice"])
                 let alicePush = try cli.start(["push", alice.bundlePath, "--home", alice.account.home.path, "--device", "alice"])
