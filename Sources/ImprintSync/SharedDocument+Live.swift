@@ -41,7 +41,7 @@ extension SharedDocument {
             }
             let worker = Task {
                 do {
-                    try await self.work(wakes: wakes, pullInterval: pullInterval, events: continuation)
+                    try await self.work(wakes: wakes, waker: waker, pullInterval: pullInterval, events: continuation)
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -100,12 +100,13 @@ extension SharedDocument {
     }
 
     /// Pulls when announced (and every `pullInterval`), pushes when the bundle's logs changed.
-    func work(wakes: AsyncStream<LiveWake>, pullInterval: Duration,
+    func work(wakes: AsyncStream<LiveWake>, waker: AsyncStream<LiveWake>.Continuation, pullInterval: Duration,
               events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async throws {
         let logs = bundlePath + "/changes"
         var stamp: TreeStamp?
         var lastPull = ContinuousClock.now
         var pullDue = true
+        var retryDelay = Duration.milliseconds(200)
         for await wake in wakes {
             if Task.isCancelled { return }
             if wake == .announced { pullDue = true }
@@ -129,7 +130,17 @@ extension SharedDocument {
                 events.yield(.retrying("\(error)"))
                 pullDue = true
                 stamp = nil
+                // Try again after a pause even if nothing else wakes us (a refused or
+                // rate-limited request is not followed by an announcement).
+                let pause = retryDelay
+                retryDelay = min(retryDelay * 2, .seconds(30))
+                Task {
+                    try? await Task.sleep(for: pause)
+                    waker.yield(.tick)
+                }
+                continue
             }
+            retryDelay = .milliseconds(200)
         }
     }
 }

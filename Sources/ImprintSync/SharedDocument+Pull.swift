@@ -41,7 +41,7 @@ extension SharedDocument {
         try await finishOutbox()
         try await sendOwedSnapshot()
         let before = bundle.document.currentHeads
-        _ = try bundle.reload()
+        try reloadBundleIfChanged()
         try await retryGaps(&report)
         var since = cursor.seq
         pages: while true {
@@ -196,7 +196,7 @@ extension SharedDocument {
         case .changes:
             let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
             try bundle.document.apply(changes)
-            try bundle.persistNewChanges()
+            try writingToBundle { _ = try bundle.persistNewChanges() }
             remember(received: changes.map(\.hash))
         case .snapshot:
             let content = try SnapshotContent(decoding: payload.body)
@@ -219,7 +219,7 @@ extension SharedDocument {
         let shared = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })
         let alreadySent = Set(bundle.document.allChanges().map(\.hash)).subtracting(bundle.document.changes(since: shared).map(\.hash))
         try bundle.document.merge(snapshot)
-        try bundle.persistNewChanges()
+        try writingToBundle { _ = try bundle.persistNewChanges() }
         let lacking = bundle.document.changes(since: content.heads.filter { bundle.document.contains($0) }).map(\.hash)
         let resend = lacking.filter { alreadySent.contains($0) }.map(\.hex)
         if !resend.isEmpty { state.resend = Array(Set(state.resend).union(resend)).sorted() }

@@ -30,7 +30,7 @@ extension SharedDocument {
         try ensureActive()
         try await finishOutbox()
         try await sendOwedSnapshot()
-        _ = try bundle.reload()
+        try reloadBundleIfChanged()
         for _ in 0...account.options.commitRetries {
             let heads = bundle.document.currentHeads
             let known = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)))

@@ -4,6 +4,7 @@ import ImprintBundle
 import ImprintCRDT
 import ImprintDelivery
 import ImprintEncoding
+import ImprintFiles
 import ImprintKeys
 import ImprintMLS
 import ImprintStore
@@ -51,12 +52,15 @@ public actor SharedDocument {
     /// Whether the MLS and DS rosters were compared since this object was opened (again
     /// after every commit).
     var rosterChecked = false
+    /// The bundle's stamp when this object last read it (see `reloadBundleIfChanged`).
+    var seenBundleStamp: [TreeStamp] = []
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account
         self.convoId = state.convoId
         self.bundle = bundle
         self.bundlePath = bundle.store.layout.root
+        self.seenBundleStamp = [TreeStamp.take(bundlePath + "/changes"), TreeStamp.take(bundlePath + "/snapshots")]
         self.group = group
         self.cursor = cursor
         self.state = state
@@ -189,8 +193,8 @@ extension SharedDocument {
     /// ```
     public func edit<T: Sendable>(_ body: @Sendable (DocumentBundle) throws -> T) async throws -> T {
         try await exclusive {
-            _ = try bundle.reload()
-            return try body(bundle)
+            try reloadBundleIfChanged()
+            return try writingToBundle { try body(bundle) }
         }
     }
 }

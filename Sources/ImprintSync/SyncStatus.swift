@@ -42,7 +42,7 @@ extension SharedDocument {
     /// Asks the Delivery Service for its newest seq; works offline too (`latestSeq` nil).
     public func status() async -> SyncStatus {
         try? reloadPersistedState()
-        _ = try? bundle.reload()
+        try? reloadBundleIfChanged()
         let known = (try? bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })) ?? []
         var latest: Int?
         var processed = Int(cursor.seq)
