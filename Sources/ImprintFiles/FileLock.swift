@@ -29,23 +29,10 @@ public struct FileLock: Sendable {
 
     /// Takes the lock and returns a handle; call `release()` exactly once.
     public func acquire() throws -> Held {
-        try POSIX.makeDirectories(POSIX.parentDirectory(of: path))
-        let fd = try POSIX.open(path, O_RDWR | O_CREAT, mode: 0o644)
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let attempt = try Attempt(lock: self)
         var pause: UInt32 = 200 // microseconds
         while true {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(fd: fd) }
-            let err = errno
-            if err == EINTR { continue }
-            guard err == EWOULDBLOCK || err == EAGAIN else {
-                POSIX.close(fd)
-                throw POSIX.ioError("flock", path: path, err: err)
-            }
-            if clock.now >= deadline {
-                POSIX.close(fd)
-                throw FileError(.lockTimeout, "lock still held by another writer after \(timeout)", path: path)
-            }
+            if let held = try attempt.take() { return held }
             usleep(pause)
             pause = min(pause * 2, 20_000)
         }
@@ -54,31 +41,52 @@ public struct FileLock: Sendable {
     /// Takes the lock like ``acquire()``, but waits by suspending the task instead of
     /// blocking its thread (for async code whose threads serve other work meanwhile).
     public func acquireWithoutBlocking() async throws -> Held {
-        try POSIX.makeDirectories(POSIX.parentDirectory(of: path))
-        let fd = try POSIX.open(path, O_RDWR | O_CREAT, mode: 0o644)
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let attempt = try Attempt(lock: self)
         var pause = Duration.microseconds(200)
         while true {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(fd: fd) }
-            let err = errno
-            if err == EINTR { continue }
-            guard err == EWOULDBLOCK || err == EAGAIN else {
-                POSIX.close(fd)
-                throw POSIX.ioError("flock", path: path, err: err)
-            }
-            if clock.now >= deadline {
-                POSIX.close(fd)
-                throw FileError(.lockTimeout, "lock still held by another writer after \(timeout)", path: path)
-            }
+            if let held = try attempt.take() { return held }
             do {
                 try await Task.sleep(for: pause)
             } catch {
-                POSIX.close(fd)
+                attempt.abandon()
                 throw error
             }
             pause = min(pause * 2, .milliseconds(20))
         }
+    }
+
+    /// One acquisition: the lock file opened once, tried until taken or out of time.
+    private struct Attempt {
+        let lock: FileLock
+        let fd: Int32
+        let deadline: ContinuousClock.Instant
+
+        init(lock: FileLock) throws {
+            try POSIX.makeDirectories(POSIX.parentDirectory(of: lock.path))
+            self.lock = lock
+            fd = try POSIX.open(lock.path, O_RDWR | O_CREAT, mode: 0o644)
+            deadline = ContinuousClock.now.advanced(by: lock.timeout)
+        }
+
+        /// The lock if it is free now; nil if another holds it; throws past the deadline.
+        func take() throws -> Held? {
+            while true {
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(fd: fd) }
+                let err = errno
+                if err == EINTR { continue }
+                guard err == EWOULDBLOCK || err == EAGAIN else {
+                    POSIX.close(fd)
+                    throw POSIX.ioError("flock", path: lock.path, err: err)
+                }
+                if ContinuousClock.now >= deadline {
+                    POSIX.close(fd)
+                    throw FileError(.lockTimeout, "lock still held by another writer after \(lock.timeout)", path: lock.path)
+                }
+                return nil
+            }
+        }
+
+        func abandon() { POSIX.close(fd) }
     }
 
     /// Whether some other open file description holds the lock right now (for diagnostics

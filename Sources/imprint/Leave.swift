@@ -6,19 +6,13 @@ import ImprintSync
 struct Leave: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Leave a shared document (the bundle stays).")
 
-    @Argument(help: "The bundle.") var bundle: String
-    @OptionGroup var account: AccountOptions
-    @OptionGroup var options: DeviceOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var options: SharedBundleOptions
 
     func run() throws {
-        let sync = try account.account(forBundle: bundle)
-        let (path, device) = (bundle, try options.resolve())
-        let convo = try runBlocking {
-            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
+        let convo = try options.withDocument { doc, _ in
             try await doc.leave()
             return doc.convoId
         }
-        if json { printJSON(["left": .string(convo)]) } else { print("left \(convo); \(bundle) keeps what was received") }
+        if options.json { printJSON(["left": .string(convo)]) } else { print("left \(convo); \(options.bundle) keeps what was received") }
     }
 }

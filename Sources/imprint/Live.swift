@@ -7,16 +7,11 @@ struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Stay connected: push local edits as they land, merge remote ones as they arrive (one line per event).")
 
-    @Argument(help: "The bundle.") var bundle: String
-    @OptionGroup var account: AccountOptions
-    @OptionGroup var options: DeviceOptions
-    @Flag(help: "One JSON object per line for each event.") var json = false
+    @OptionGroup var options: SharedBundleOptions
 
     func run() throws {
-        let sync = try account.account(forBundle: bundle)
-        let (path, device, json) = (bundle, try options.resolve(), self.json)
-        try runBlocking {
-            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
+        let json = options.json
+        try options.withDocument { doc, sync in
             print(json ? #"{"event":"connected","convoId":"\#(doc.convoId)"}"# : "live on \(doc.convoId) as \(sync.did)")
             flushOutput()
             for try await event in doc.live() {

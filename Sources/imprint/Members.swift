@@ -6,19 +6,11 @@ import ImprintSync
 struct Members: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the members (MLS roster, credentials checked) and the epoch.")
 
-    @Argument(help: "The bundle.") var bundle: String
-    @OptionGroup var account: AccountOptions
-    @OptionGroup var options: DeviceOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var options: SharedBundleOptions
 
     func run() throws {
-        let sync = try account.account(forBundle: bundle)
-        let (path, device) = (bundle, options.resolveForReading())
-        let (epoch, members) = try runBlocking {
-            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
-            return try await doc.members()
-        }
-        if json {
+        let (epoch, members) = try options.withDocument(writes: false) { doc, _ in try await doc.members() }
+        if options.json {
             printJSON(["epoch": .int(epoch), "members": .array(members.map { member in
                 .object(["did": .string(member.did), "leafIndex": .int(member.leafIndex), "admin": .bool(member.isAdmin),
                          "self": .bool(member.isSelf),

@@ -6,21 +6,15 @@ import ImprintSync
 struct Pull: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Fetch, order, decrypt and merge what the others sent.")
 
-    @Argument(help: "The bundle.") var bundle: String
-    @OptionGroup var account: AccountOptions
-    @OptionGroup var options: DeviceOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var options: SharedBundleOptions
 
     func run() throws {
-        let sync = try account.account(forBundle: bundle)
-        let (path, device) = (bundle, try options.resolve())
-        let report = try runBlocking {
-            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
+        let report = try options.withDocument { doc, sync in
             let report = try await doc.pull()
             try await sync.topUpKeyPackages()
             return report
         }
-        if json {
+        if options.json {
             printJSON(["messages": .int(report.messages), "changes": .int(report.changes), "commits": .int(report.commits),
                        "epoch": .int(report.epoch), "seq": .int(report.seq), "gaps": .array(report.gaps.map { JSON.int($0) })])
         } else {

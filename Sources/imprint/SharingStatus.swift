@@ -8,19 +8,11 @@ struct SharingStatus: ParsableCommand {
         commandName: "status",
         abstract: "Sync diagnostics: epoch, last processed seq, buffered records, gaps and their age, unpushed changes.")
 
-    @Argument(help: "The bundle.") var bundle: String
-    @OptionGroup var account: AccountOptions
-    @OptionGroup var options: DeviceOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var options: SharedBundleOptions
 
     func run() throws {
-        let sync = try account.account(forBundle: bundle)
-        let (path, device) = (bundle, options.resolveForReading())
-        let status = try runBlocking {
-            let doc = try await SharedDocument.open(bundleAt: path, device: device, account: sync)
-            return await doc.status()
-        }
-        if json {
+        let status = try options.withDocument(writes: false) { doc, _ in await doc.status() }
+        if options.json {
             let data = try JSONEncoder.sortedKeys.encode(status)
             print(String(decoding: data, as: UTF8.self))
             return
