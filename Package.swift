@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ImprintCRDT", targets: ["ImprintCRDT"]),
+        // End-to-end encrypted co-editing (SharedDocument); brings the bundle, MLS, key-store,
+        // zone and Delivery Service client modules with it.
+        .library(name: "ImprintSync", targets: ["ImprintSync"]),
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
         // MARK: MLS (products)

@@ -5,6 +5,7 @@ import Testing
 
 /// Two and three people co-editing one document through a real server (Delivery Service and
 /// zone service on loopback), on SQLite and PostgreSQL.
+extension SyncSuites {
 @Suite struct CoEditingTests {
     @Test(arguments: StoreKind.available)
     func twoPeopleEditBothWays(kind: StoreKind) async throws {
@@ -40,4 +41,5 @@ import Testing
             #expect(members.members.first { $0.did == alice.did }?.isAdmin == true)
         }
     }
+}
 }

@@ -8,6 +8,7 @@ import Testing
 /// A home copied to another machine (or restored from a backup) holds the same MLS state as
 /// the original: both could encrypt with one generation. A copy that sees a message of its
 /// own DID that it did not send stops sending.
+extension SyncSuites {
 @Suite struct CopiedHomeTests {
     @Test func aCopySeeingAnotherCopysMessageStopsSending() async throws {
         try await SyncTestServer.with(.sqlite) { server in
@@ -35,4 +36,5 @@ import Testing
             #expect(status.stale?.contains("another copy") == true)
         }
     }
+}
 }

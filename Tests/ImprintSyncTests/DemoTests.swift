@@ -5,6 +5,7 @@ import Testing
 /// `imprint demo`, the README's main job, runs to the end and shows what it says it proves:
 /// the replicas converge, the folder copies merge, three members co-edit, the removed member
 /// is cut off, and the server's files hold none of the document's words.
+extension SyncSuites {
 @Suite struct DemoTests {
     @Test func theDemoRunsAndProvesItsPoints() async throws {
         let imprint = try #require(siblingExecutable("imprint"), "the imprint executable is built by swift build --build-tests")
@@ -16,4 +17,5 @@ import Testing
         }
     }
 
+}
 }

@@ -7,6 +7,7 @@ import Testing
 /// Out-of-order, missing and late records: a seq the Delivery Service sequenced whose record
 /// a reader cannot see yet is a gap; later messages are still applied (the engine waits for
 /// their dependencies), the gap is reported with its age, and it fills when the record shows up.
+extension SyncSuites {
 @Suite struct GapTests {
     @Test(arguments: StoreKind.available)
     func aGapThatFillsBeforeTheTimeout(kind: StoreKind) async throws {
@@ -70,4 +71,5 @@ import Testing
             #expect(try bob.text() == alice.text())
         }
     }
+}
 }

@@ -9,6 +9,7 @@ import Testing
 /// The Delivery Service is not trusted with identities or with the history: a service that
 /// swaps a key package is caught before anyone is added, and one that shows members
 /// different histories is caught by the epoch authenticators members carry in their messages.
+extension SyncSuites {
 @Suite struct HostileDeliveryServiceTests {
     /// Mallory's own key package handed out for Bob: its credential names Mallory.
     @Test func aKeyPackageOfAnotherDIDIsRefused() async throws {
@@ -67,4 +68,5 @@ import Testing
             #expect(try alice.text() == "one history", "nothing of the other history was applied")
         }
     }
+}
 }

@@ -8,6 +8,7 @@ import Testing
 /// acknowledged is lost, no generation is used twice for sending (a reader would fail to
 /// decrypt the second message: `secretConsumed`), no seq is left without its record (the
 /// reader's final pull reports no gap). `IMPRINT_SYNC_KILL_RUNS` widens the run (default 12).
+extension SyncSuites {
 @Suite struct KilledClientTests {
     @Test(arguments: StoreKind.available)
     func killedPushesAndPullsLoseNothing(kind: StoreKind) async throws {
@@ -56,6 +57,7 @@ import Testing
             print("KilledClientTests.\(kind): \(killed) of \(runs * 3) commands killed before they finished")
         }
     }
+}
 }
 
 /// The `imprint` executable as a test drives it.

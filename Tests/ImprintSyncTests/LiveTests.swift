@@ -5,6 +5,7 @@ import Testing
 
 /// `live`: remote edits merged as the Delivery Service announces them, local edits pushed as
 /// they land in the bundle (written by another process here), one event each.
+extension SyncSuites {
 @Suite struct LiveTests {
     @Test(arguments: StoreKind.available)
     func editsFlowBothWaysWhileLive(kind: StoreKind) async throws {
@@ -35,4 +36,5 @@ import Testing
             #expect(try alice.text() == "bob live: again alice ")
         }
     }
+}
 }

@@ -8,6 +8,7 @@ import Testing
 
 /// Removing and leaving: a removed member reads nothing sent after its removal, even with its
 /// old MLS state in hand, and both servers refuse it at once.
+extension SyncSuites {
 @Suite struct MembershipTests {
     @Test(arguments: StoreKind.available)
     func aRemovedMemberReadsNothingNew(kind: StoreKind) async throws {
@@ -67,4 +68,5 @@ import Testing
             #expect(try await aliceDoc.members().members.map(\.did) == [alice.did])
         }
     }
+}
 }

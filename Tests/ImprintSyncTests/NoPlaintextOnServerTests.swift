@@ -9,6 +9,7 @@ import Testing
 /// searched for, raw, base64 and hex, in every byte the server stores (the SQLite database
 /// with its WAL and journal, or every table of the PostgreSQL database; and the zone
 /// service's asset files) after two people shared and co-edited the document.
+extension SyncSuites {
 @Suite struct NoPlaintextOnServerTests {
     static let markers = ["TITLE-MARKER-9f2c", "BODY-MARKER-41d7", "EDIT-MARKER-bb03", "REPLY-MARKER-6e15"]
 
@@ -53,8 +54,9 @@ import Testing
         }
     }
 }
+}
 
-extension NoPlaintextOnServerTests {
+extension SyncSuites.NoPlaintextOnServerTests {
     /// The raw marker, its hex in both cases, and the stable middle of its base64 at each of
     /// the three alignments it may have inside a longer base64 text.
     static func encodings(of marker: String) -> [[UInt8]] {

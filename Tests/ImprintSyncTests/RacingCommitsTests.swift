@@ -6,6 +6,7 @@ import Testing
 /// Two members commit in the same epoch at the same time: the Delivery Service takes one
 /// (409 for the other); the loser processes the winner's commit, rebuilds its own in the new
 /// epoch and succeeds; edits made meanwhile still reach everyone.
+extension SyncSuites {
 @Suite struct RacingCommitsTests {
     @Test(arguments: StoreKind.available)
     func theLoserOfARaceRetriesInTheNextEpoch(kind: StoreKind) async throws {
@@ -29,4 +30,5 @@ import Testing
             #expect(try alice.text() == "race bob" && carol.text() == "race bob" && bob.text() == "race bob")
         }
     }
+}
 }

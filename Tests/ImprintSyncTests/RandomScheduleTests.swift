@@ -9,6 +9,7 @@ import Testing
 /// exchanged everything, every copy holds the same text with every edit in it.
 /// `IMPRINT_SYNC_SCHEDULE_STEPS` (default 60) and `IMPRINT_SYNC_SCHEDULE_RUNS` (default 1
 /// per backend) widen the run; `IMPRINT_TEST_SEED` replays one.
+extension SyncSuites {
 @Suite struct RandomScheduleTests {
     @Test(arguments: StoreKind.available)
     func everyEditReachesEveryone(kind: StoreKind) async throws {
@@ -83,4 +84,5 @@ import Testing
             }
         }
     }
+}
 }

@@ -7,6 +7,7 @@ import Testing
 /// what they print (`identity show` and `share` end with the DID and the convo id alone on
 /// their last line; `--json` is one object) and how they fail (one `error:` line, exit 1 for
 /// a user error).
+extension SyncSuites {
 @Suite struct SharingCLITests {
     @Test func theSharingCommandsKeepTheirContract() async throws {
         let imprint = try #require(siblingExecutable("imprint"), "the imprint executable is built by swift build --build-tests")
@@ -57,6 +58,7 @@ import Testing
             #expect(removed.status == 1 && removed.stderr.contains("removed"))
         }
     }
+}
 }
 
 extension CLI {
