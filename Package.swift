@@ -10,6 +10,8 @@ let package = Package(
         // End-to-end encrypted co-editing (SharedDocument); brings the bundle, MLS, key-store,
         // zone and Delivery Service client modules with it.
         .library(name: "ImprintSync", targets: ["ImprintSync"]),
+        // Reviewer snapshots: encrypted read-only HTML viewers and anchored comments coming back.
+        .library(name: "ImprintSnapshot", targets: ["ImprintSnapshot"]),
         .executable(name: "imprint", targets: ["imprint"]),
         .executable(name: "imprint-bench", targets: ["imprint-bench"]),
         // MARK: MLS (products)
@@ -126,6 +128,25 @@ let package = Package(
         // Also did:key (`DIDKey`), the Ed25519 public key as an identity string.
         .target(name: "ImprintEd25519", dependencies: ["ImprintEncoding", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+
+        // MARK: Reviewer snapshots
+        // Encrypted read-only viewers in one HTML file, and reviewers' comments brought home
+        // as anchored comments (docs/reviewer-snapshots.md).
+        .target(
+            name: "ImprintSnapshot",
+            dependencies: [
+                "ImprintEncoding", "ImprintCRDT", "ImprintStore", "ImprintBundle", "ImprintFiles", "ImprintDelivery", "ImprintZones", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ImprintSnapshotTests",
+            dependencies: [
+                "ImprintSnapshot", "ImprintStore", "ImprintCRDT", "ImprintBundle", "ImprintTestSupport", "ImprintKeys",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         // MARK: MLS
         .target(
@@ -387,6 +408,7 @@ let package = Package(
                 "ImprintStore",
                 "ImprintMLS",
                 "ImprintSync",
+                "ImprintSnapshot",
                 "ImprintServer",
                 "ImprintZoneService",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,7 +3,8 @@
 # already present are left alone, and apt is only touched when something is missing.
 set -euo pipefail
 
-packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql)
+# chromium and chromium-driver run the reviewer-snapshot viewer tests (Tests/ImprintSnapshotTests).
+packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql chromium chromium-driver)
 
 missing=()
 for p in "${packages[@]}"; do

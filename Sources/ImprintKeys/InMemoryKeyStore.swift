@@ -13,6 +13,7 @@ public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
         var keyPackages: [[UInt8]: [UInt8]] = [:]
         var groups: [String: GroupStateRecord] = [:]
         var epochSecrets: [EpochKey: [UInt8]] = [:]
+        var snapshotKeys: [String: [UInt8]] = [:]
     }
 
     private let lock = NSLock()
@@ -130,6 +131,24 @@ public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
             scopes[identity]?.epochSecrets = kept
             return secrets.count - kept.count
         }
+    }
+
+    public func saveSnapshotKey(_ privateKey: [UInt8], snapshot: String, for identity: DIDKey) throws(KeyStoreError) {
+        guard !snapshot.isEmpty, snapshot.utf8.count <= 128 else { throw KeyStoreError(.invalidArgument, "a snapshot id is 1...128 bytes") }
+        try withScope(identity) { $0.snapshotKeys[snapshot] = privateKey }
+    }
+
+    public func snapshotKey(snapshot: String, for identity: DIDKey) throws(KeyStoreError) -> [UInt8]? {
+        try locked { scopes[identity]?.snapshotKeys[snapshot] }
+    }
+
+    public func snapshotKeyNames(for identity: DIDKey) throws(KeyStoreError) -> [String] {
+        try locked { (scopes[identity]?.snapshotKeys.keys).map { $0.sorted() } ?? [] }
+    }
+
+    @discardableResult
+    public func deleteSnapshotKey(snapshot: String, for identity: DIDKey) throws(KeyStoreError) -> Bool {
+        try locked { scopes[identity]?.snapshotKeys.removeValue(forKey: snapshot) != nil }
     }
 
     /// The same argument rules as the SQLite store, so both behave alike.

@@ -81,4 +81,18 @@ public protocol KeyStore: Sendable {
     /// Deletes `convo`'s epoch secrets of every epoch before `epoch`; returns how many.
     @discardableResult
     func deleteEpochSecrets(convo: String, before epoch: UInt64, for identity: DIDKey) throws(KeyStoreError) -> Int
+
+    // MARK: Reviewer-snapshot comment keys
+
+    /// Saves the private half of a reviewer snapshot's comment key (P-256, raw 32 bytes):
+    /// reviewers encrypt their comments to its public half, and only this identity can read
+    /// them. Saving a snapshot's key again replaces it.
+    func saveSnapshotKey(_ privateKey: [UInt8], snapshot: String, for identity: DIDKey) throws(KeyStoreError)
+    /// The comment key of `snapshot`, or nil.
+    func snapshotKey(snapshot: String, for identity: DIDKey) throws(KeyStoreError) -> [UInt8]?
+    /// Every snapshot with a comment key, sorted.
+    func snapshotKeyNames(for identity: DIDKey) throws(KeyStoreError) -> [String]
+    /// Deletes a snapshot's comment key (forward-secure); true if there was one.
+    @discardableResult
+    func deleteSnapshotKey(snapshot: String, for identity: DIDKey) throws(KeyStoreError) -> Bool
 }

@@ -66,6 +66,17 @@ enum KeyStoreSchema {
                 );
                 """)
         }
+        // v2: reviewer snapshots' comment keys (docs/reviewer-snapshots.md).
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE snapshot_keys (
+                    identity TEXT NOT NULL REFERENCES identities(did),
+                    snapshot TEXT NOT NULL,
+                    sealed_private_key BLOB NOT NULL,
+                    PRIMARY KEY (identity, snapshot)
+                );
+                """)
+        }
         return migrator
     }()
 }

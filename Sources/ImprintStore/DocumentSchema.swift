@@ -17,6 +17,10 @@ public enum DocumentSchema {
     /// Root keys `asset:<sha256 hex>` reference assets; the value is the file name.
     public static let assetKeyPrefix = "asset:"
     public static func assetKey(_ hex: String) -> String { assetKeyPrefix + hex }
+    /// Root keys `comment:<id>` hold comments (a map each; docs/document-schema.md). Flat root
+    /// keys, like assets, so comments imported on two devices never race to create a container.
+    public static let commentKeyPrefix = "comment:"
+    public static func commentKey(_ id: String) -> String { commentKeyPrefix + id }
 
     /// The body text object of `document`. Missing: `.incomplete` (the creating change has not
     /// arrived yet); present but not a text object: `.corrupt`.

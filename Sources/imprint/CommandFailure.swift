@@ -5,6 +5,7 @@ import ImprintCRDT
 import ImprintDelivery
 import ImprintKeys
 import ImprintMLS
+import ImprintSnapshot
 import ImprintStore
 import ImprintSync
 import ImprintZones
@@ -56,6 +57,9 @@ struct CommandFailure: Error {
             self.init(message: "server: \(error.description)", status: .user)
         case let error as ZoneError:
             self.init(message: "zone: \(error)", status: [.assetCorrupt, .damagedRecord, .payloadHashMismatch, .inconsistentChunk, .duplicateChunk].contains(error.code) ? .data : .user)
+        case let error as ReviewSnapshotError:
+            let data: [ReviewSnapshotError.Code] = [.malformed, .tooLarge, .decryptionFailed, .invalidComment, .wrongSnapshot, .compression]
+            self.init(message: "snapshot: \(error)", status: data.contains(error.code) ? .data : .user)
         case let error as CRDTError:
             let store = StoreError.engine(error)
             self.init(message: store.description, status: store.isHostileOrCorrupt ? .data : .user)

@@ -139,4 +139,43 @@ import ImprintTestSupport
             }
         }
     }
+
+    /// Runs name every visible item exactly as `cursor(_:at:)` does, across concurrent edits
+    /// and deletions, and stay short for typing.
+    @Test func cursorRunsMatchCursorsItemByItem() throws {
+        let seed = testSeed("CursorTests.cursorRuns", fallback: 0xC0_2503)
+        var rng = SplitMix64(seed: seed)
+        let (a, b, t) = try pair("the quick brown fox")
+        for round in 0..<30 {
+            for d in [a, b] {
+                let length = try d.length(t)
+                let at = Int(rng.next() % UInt64(length + 1))
+                if rng.next() % 3 == 0, length > 0 {
+                    try d.change(time: 0) { try $0.splice(t, at: min(at, length - 1), delete: 1) }
+                } else {
+                    try d.change(time: 0) { try $0.splice(t, at: at, insert: "r\(round)") }
+                }
+            }
+            if round % 4 == 3 { try exchange(a, b) }
+        }
+        try exchange(a, b)
+        for d in [a, b] {
+            let runs = try d.cursorRuns(t)
+            #expect(runs.reduce(0) { $0 + $1.length } == (try d.length(t)), "seed \(seed)")
+            var index = 0
+            for run in runs {
+                #expect(run.length > 0)
+                for offset in 0..<run.length {
+                    #expect(run.cursor(at: offset) == (try d.cursor(t, at: index)), "seed \(seed) index \(index)")
+                    #expect(try d.index(of: run.cursor(at: offset, side: .after), in: t) == index + 1)
+                    index += 1
+                }
+            }
+        }
+        // One typist, no deletions: a single run however many changes.
+        let solo = Document(actor: .named("solo"))
+        let text = try solo.change(time: 0) { try $0.put(.root, "t", .text)! }
+        for i in 0..<50 { try solo.change(time: 0) { try $0.splice(text, at: i, insert: "x") } }
+        #expect(try solo.cursorRuns(text).count == 1)
+    }
 }

@@ -36,6 +36,9 @@ import Testing
         // Still writable after opening.
         try store.saveEpochSecret([8], convo: "fixture-convo", epoch: 8, for: me)
         #expect(try store.deleteEpochSecrets(convo: "fixture-convo", before: 8, for: me) == 1)
+        // Migrated to v2: the snapshot-key table exists.
+        try store.saveSnapshotKey([5], snapshot: "review", for: me)
+        #expect(try store.snapshotKey(snapshot: "review", for: me) == [5])
     }
 
     @Test func theSampleStoreRefusesAWrongPassphrase() throws {

@@ -78,12 +78,15 @@ import Testing
         try store.saveKeyPackagePrivateKey(keyPackageSecret, reference: reference, for: me)
         for (epoch, secret) in oldEpochSecrets.enumerated() { try store.saveEpochSecret(secret, convo: "c", epoch: UInt64(epoch), for: me) }
         try store.saveGroupState(GroupStateRecord(state: oldState, cursor: ProcessedCursor(epoch: 2, seq: 1)), convo: "c", for: me)
+        let commentKey = randomBytes(32, &rng)
+        try store.saveSnapshotKey(commentKey, snapshot: "revoked", for: me)
 
         let blobs = [
             try sealedBlob(dir, "SELECT sealed_private_key FROM key_package_keys"),
+            try sealedBlob(dir, "SELECT sealed_private_key FROM snapshot_keys"),
             try sealedBlob(dir, "SELECT sealed_state FROM group_states"),
         ] + (try (0..<3).map { epoch in try sealedBlob(dir, "SELECT sealed_secret FROM epoch_secrets WHERE convo = 'c' AND epoch = \(epoch)") })
-        let plaintexts = [keyPackageSecret, oldState] + oldEpochSecrets
+        let plaintexts = [keyPackageSecret, commentKey, oldState] + oldEpochSecrets
 
         // Before deleting: the sealed blobs are on disk (the scan works), the plaintexts never.
         let before = try storeFiles(dir)
@@ -92,6 +95,7 @@ import Testing
 
         // Consume the key package, move past the epochs, replace the group state.
         #expect(try store.deleteKeyPackagePrivateKey(reference: reference, for: me))
+        #expect(try store.deleteSnapshotKey(snapshot: "revoked", for: me))
         #expect(try store.deleteEpochSecrets(convo: "c", before: 3, for: me) == 3)
         try store.saveGroupState(GroupStateRecord(state: randomBytes(9_000, &rng), cursor: ProcessedCursor(epoch: 3, seq: 1)), convo: "c", for: me)
 

@@ -35,6 +35,8 @@ import Testing
         try store.saveKeyPackagePrivateKey(keyPackageSecret, reference: reference, for: me)
         try store.saveGroupState(GroupStateRecord(state: state, cursor: ProcessedCursor(epoch: 3, seq: 41)), convo: "convo-1", for: me)
         try store.saveEpochSecret(epochSecret, convo: "convo-1", epoch: 3, for: me)
+        let snapshotKey = randomBytes(32, &rng)
+        try store.saveSnapshotKey(snapshotKey, snapshot: "snap-1", for: me)
 
         for reader in [store, try kind.reopen(store, in: dir)] {
             #expect(try reader.signatureKey(suite: 1, for: me) == signature, "seed \(seed)")
@@ -47,6 +49,9 @@ import Testing
             #expect(try reader.convos(for: me) == ["convo-1"])
             #expect(try reader.epochSecret(convo: "convo-1", epoch: 3, for: me) == epochSecret)
             #expect(try reader.epochSecret(convo: "convo-1", epoch: 2, for: me) == nil)
+            #expect(try reader.snapshotKey(snapshot: "snap-1", for: me) == snapshotKey)
+            #expect(try reader.snapshotKey(snapshot: "snap-2", for: me) == nil)
+            #expect(try reader.snapshotKeyNames(for: me) == ["snap-1"])
         }
     }
 
@@ -75,6 +80,15 @@ import Testing
         #expect(try store.epochSecret(convo: "a", epoch: 4, for: me) == nil)
         #expect(try store.epochSecret(convo: "b", epoch: 1, for: me) == [9])
         #expect(try store.convos(for: me).isEmpty)
+
+        try store.saveSnapshotKey([1], snapshot: "s1", for: me)
+        try store.saveSnapshotKey([2], snapshot: "s2", for: me)
+        try store.saveSnapshotKey([3], snapshot: "s1", for: me)  // replaces
+        #expect(try store.snapshotKey(snapshot: "s1", for: me) == [3])
+        #expect(try store.deleteSnapshotKey(snapshot: "s1", for: me))
+        #expect(try !store.deleteSnapshotKey(snapshot: "s1", for: me))
+        #expect(try store.snapshotKeyNames(for: me) == ["s2"])
+        #expect(throws: KeyStoreError.self) { try store.saveSnapshotKey([1], snapshot: "", for: me) }
     }
 
     @Test(arguments: KeyStoreKind.allCases)

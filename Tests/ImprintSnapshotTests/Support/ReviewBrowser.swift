@@ -1,0 +1,103 @@
+import Foundation
+import ImprintEncoding
+import Testing
+
+/// The repository root, from this file's location.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// Headless Chromium driving a snapshot page through `Tests/Interop/review_browser.py`
+/// (Debian's chromium and chromium-driver, selenium from `.venv-peers`; scripts/test.sh
+/// installs all three). One run opens one page and plays a list of steps; screenshots go to
+/// `.build/test-artifacts/reviewer-snapshots/<name>/`, kept for looking at after the run.
+enum ReviewBrowser {
+    static let python = repositoryRoot + "/.venv-peers/bin/python"
+    static let script = repositoryRoot + "/Tests/Interop/review_browser.py"
+
+    /// Whether the browser can run here; when not, say so loudly (CI never skips: its test
+    /// command installs everything).
+    static let available: Bool = {
+        let missing = [python, "/usr/bin/chromium", "/usr/bin/chromedriver"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if missing.isEmpty { return true }
+        FileHandle.standardError.write(Data("""
+
+            !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+            !! SKIPPING the browser tests of reviewer snapshots: missing \(missing.joined(separator: ", ")).
+            !! Run `bash scripts/test.sh` (it installs chromium, chromium-driver and the venv).
+            !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+
+            """.utf8))
+        return false
+    }()
+
+    static func artifacts(_ name: String) -> String {
+        repositoryRoot + "/.build/test-artifacts/reviewer-snapshots/" + name
+    }
+
+    /// Plays `steps` on `page` (file:// unless `serve`), returns each step's result object.
+    static func run(page: String, steps: [JSONValue], name: String, serve: Bool = false,
+                    downloads: String) async throws -> [JSONValue] {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("review-browser-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try Data(JSONValue.array(steps).serialized.utf8).write(to: URL(fileURLWithPath: work + "/steps.json"))
+        var arguments = [script, "--page", page, "--steps", work + "/steps.json", "--out", work + "/out.json",
+                         "--shots", artifacts(name), "--downloads", downloads]
+        if serve { arguments.append("--serve") }
+        let status = try await runProcess(python, arguments, log: work + "/log.txt")
+        let log = (try? String(contentsOfFile: work + "/log.txt", encoding: .utf8)) ?? ""
+        guard status == 0, let out = FileManager.default.contents(atPath: work + "/out.json") else {
+            throw BrowserError("review_browser.py exited \(status): \(log.suffix(2000))")
+        }
+        guard case .object(let result)? = try? JSONDecoder().decode(JSONValue.self, from: out), case .array(let results)? = result["steps"] else {
+            throw BrowserError("unreadable result: \(String(decoding: out.prefix(500), as: UTF8.self))")
+        }
+        if let last = results.last, last["do"]?.stringValue == "error" {
+            throw BrowserError("browser step failed: \(last["error"]?.stringValue ?? "?")\n\(log.suffix(2000))")
+        }
+        return results
+    }
+
+    /// Runs a process to completion without blocking a cooperative thread (output to a file).
+    static func runProcess(_ executable: String, _ arguments: [String], log: String) async throws -> Int32 {
+        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BrowserError("cannot create \(log)") }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
+
+struct BrowserError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        if case .object(let fields) = self { return fields[key] }
+        return nil
+    }
+    var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    var arrayValue: [JSONValue] { if case .array(let a) = self { a } else { [] } }
+    var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    var numberValue: Double? { if case .number(let n) = self { n } else { nil } }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Drives a reviewer snapshot (an `imprint export-snapshot` HTML file) in headless Chromium.
+
+Debian's chromium + chromium-driver, PyPI's selenium (in .venv-peers). Used by
+Tests/ImprintSnapshotTests/ViewerBrowserTests.swift and `imprint-bench snapshot`.
+
+    review_browser.py --page review.html --steps steps.json --out result.json
+                      [--serve] [--shots DIR] [--downloads DIR]
+
+`--serve` serves the page's folder from a real HTTP server on 127.0.0.1 (a random port) and
+opens it over HTTP instead of file://. Each step is an object with "do":
+
+    unlock {password}            type the password, submit, wait for the page to settle
+    read                         the title, the document's text, state, error, status line
+    comment {quote, text, author?, occurrence?}
+                                 select the quote in the rendered text, comment on it
+    reply {index, text}          reply to the index-th comment in the list
+    resolve {index}              resolve the index-th comment
+    download                     click "Download comments", return the file's name and text
+    reload                       reload the page (same browser profile: storage survives)
+    comments                     the comment list as the page shows it
+    network                      every URL the browser requested (performance log)
+    marks                        the page's performance marks and measures (ms)
+    shot {name}                  a screenshot into --shots
+
+The result is {"steps": [ {...}, ... ]}; a step that fails stops the run with {"error"}.
+"""
+import argparse
+import functools
+import http.server
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+SETTLE_JS = "return document.body.dataset.state"
+
+SELECT_JS = r"""
+const [quote, occurrence] = arguments;
+const root = document.getElementById('doc-body');
+const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+const nodes = []; let text = '';
+for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, text.length]); text += n.data; }
+let at = -1;
+for (let k = 0; k <= occurrence; k++) { at = text.indexOf(quote, at + 1); if (at < 0) return 'not found: ' + quote; }
+const end = at + quote.length;
+function point(offset, isEnd) {
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const [n, s] = nodes[i];
+    if (isEnd ? s < offset : s <= offset) return [n, offset - s];
+  }
+  return [nodes[0][0], 0];
+}
+const [sn, so] = point(at, false), [en, eo] = point(end, true);
+const range = document.createRange(); range.setStart(sn, so); range.setEnd(en, eo);
+const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+document.dispatchEvent(new Event('selectionchange'));
+return 'ok';
+"""
+
+COMMENTS_JS = r"""
+return Array.from(document.querySelectorAll('#comment-list > li.comment')).map((li) => ({
+  id: li.dataset.commentId,
+  quote: (li.querySelector('.quote') || {}).textContent || '',
+  text: li.querySelector('.comment-text').textContent,
+  meta: li.querySelector('.meta').textContent,
+  resolved: li.classList.contains('resolved'),
+  pending: !!li.querySelector(':scope > .pending'),
+  replies: Array.from(li.querySelectorAll('.replies .comment-text')).map((r) => r.textContent),
+}));
+"""
+
+MARKS_JS = r"""
+const out = {};
+for (const e of performance.getEntries()) if (e.entryType === 'mark') out[e.name] = e.startTime;
+out.navigationStart = 0;
+return out;
+"""
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory):
+    handler = functools.partial(QuietHandler, directory=directory)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def make_driver(downloads, profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,900", f"--user-data-dir={profile}", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-default-apps", "--disable-extensions", "--metrics-recording-only"):
+        options.add_argument(arg)
+    options.add_experimental_option("prefs", {
+        "download.default_directory": downloads, "download.prompt_for_download": False,
+        "safebrowsing.enabled": False})
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    return driver
+
+
+def wait_for(predicate, timeout=30.0, interval=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError("timed out")
+
+
+def page_state(driver):
+    return driver.execute_script(
+        "return {state: document.body.dataset.state, error: document.body.dataset.error || null,"
+        " status: document.getElementById('status').textContent, title: document.title}")
+
+
+def run(args):
+    page = pathlib.Path(args.page).resolve()
+    steps = json.loads(pathlib.Path(args.steps).read_text())
+    downloads = args.downloads or tempfile.mkdtemp(prefix="imprint-dl-")
+    os.makedirs(downloads, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="imprint-chromium-")
+    server = serve(str(page.parent)) if args.serve else None
+    url = (f"http://127.0.0.1:{server.server_address[1]}/{urllib.parse.quote(page.name)}"
+           if server else page.as_uri())
+    results = []
+    driver = make_driver(downloads, profile)
+    try:
+        driver.get(url)
+        wait_for(lambda: driver.execute_script(SETTLE_JS) != "loading", 20)
+        results.append({"do": "open", "url": url, **page_state(driver)})
+        for step in steps:
+            kind = step["do"]
+            out = {"do": kind}
+            if kind == "unlock":
+                box = driver.find_element(By.ID, "password")
+                box.clear()
+                box.send_keys(step["password"])
+                driver.find_element(By.ID, "open").click()
+                wait_for(lambda: driver.execute_script(
+                    "return document.getElementById('status').textContent !== 'Opening…'"
+                    " && !document.getElementById('open').disabled"), 60)
+                out.update(page_state(driver))
+            elif kind == "read":
+                out.update(page_state(driver))
+                out["pwned"] = driver.execute_script("return document.body.dataset.pwned || null")
+                out["heading"] = driver.execute_script("return document.getElementById('doc-heading').textContent")
+                out["text"] = driver.execute_script("return document.getElementById('doc-body').innerText")
+                out["html"] = driver.execute_script("return document.getElementById('doc-body').innerHTML")
+                out["images"] = driver.execute_script(
+                    "return Array.from(document.querySelectorAll('#doc-body img')).map(i => ({alt: i.alt,"
+                    " loaded: i.complete && i.naturalWidth > 0}))")
+                out["links"] = driver.execute_script(
+                    "return Array.from(document.querySelectorAll('#doc-body a')).map(a => a.getAttribute('href'))")
+            elif kind == "comment":
+                selected = driver.execute_script(SELECT_JS, step["quote"], step.get("occurrence", 0))
+                if selected != "ok":
+                    raise RuntimeError(selected)
+                driver.find_element(By.ID, "comment").click()
+                author = driver.find_element(By.ID, "comment-author")
+                author.clear()
+                author.send_keys(step.get("author", ""))
+                driver.find_element(By.ID, "comment-text").send_keys(step["text"])
+                driver.find_element(By.ID, "save").click()
+                wait_for(lambda: driver.execute_script("return document.getElementById('comment-form').hidden"), 10)
+                out.update(page_state(driver))
+            elif kind in ("reply", "resolve"):
+                items = driver.find_elements(By.CSS_SELECTOR, "#comment-list > li.comment")
+                buttons = items[step["index"]].find_elements(By.CSS_SELECTOR, ".actions button")
+                label = "Reply" if kind == "reply" else "Resolve"
+                next(b for b in buttons if b.text == label).click()
+                if kind == "reply":
+                    driver.find_element(By.ID, "comment-text").send_keys(step["text"])
+                    driver.find_element(By.ID, "save").click()
+                    wait_for(lambda: driver.execute_script("return document.getElementById('comment-form').hidden"), 10)
+                time.sleep(0.2)
+                out.update(page_state(driver))
+            elif kind == "download":
+                before = set(os.listdir(downloads))
+                driver.find_element(By.ID, "download").click()
+
+                def finished():
+                    new = [n for n in set(os.listdir(downloads)) - before
+                           if not n.endswith(".crdownload") and not n.startswith(".")]
+                    return new[0] if new else None
+                name = wait_for(finished, 20)
+                out["name"] = name
+                out["path"] = os.path.join(downloads, name)
+                out["text"] = pathlib.Path(out["path"]).read_text()
+                out.update(page_state(driver))
+            elif kind == "reload":
+                driver.refresh()
+                wait_for(lambda: driver.execute_script(SETTLE_JS) != "loading", 20)
+                out.update(page_state(driver))
+            elif kind == "comments":
+                out["comments"] = driver.execute_script(COMMENTS_JS)
+            elif kind == "network":
+                urls = []
+                for entry in driver.get_log("performance"):
+                    message = json.loads(entry["message"])["message"]
+                    if message.get("method") == "Network.requestWillBeSent":
+                        urls.append(message["params"]["request"]["url"])
+                out["urls"] = urls
+                out["console"] = [e.get("message", "") for e in driver.get_log("browser")]
+            elif kind == "marks":
+                out["marks"] = driver.execute_script(MARKS_JS)
+            elif kind == "shot":
+                if args.shots:
+                    os.makedirs(args.shots, exist_ok=True)
+                    path = os.path.join(args.shots, step["name"] + ".png")
+                    driver.save_screenshot(path)
+                    out["path"] = path
+            else:
+                raise RuntimeError(f"unknown step {kind}")
+            results.append(out)
+    except Exception as error:  # reported to the Swift test, which fails on it
+        results.append({"do": "error", "error": f"{type(error).__name__}: {error}"})
+    finally:
+        driver.quit()
+        if server:
+            server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+    pathlib.Path(args.out).write_text(json.dumps({"steps": results}))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", required=True)
+    parser.add_argument("--steps", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--serve", action="store_true")
+    parser.add_argument("--shots")
+    parser.add_argument("--downloads")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
