@@ -207,7 +207,8 @@ public final class DocumentBundle {
     /// Sets a metadata field of the root map to a string. `title` is mirrored into
     /// metadata.json; `body` and `schema` are refused.
     public func set(_ key: String, to value: String, message: String? = nil, time: Int64? = nil) throws(StoreError) {
-        guard !key.isEmpty, !DocumentSchema.reservedKeys.contains(key), !key.hasPrefix(DocumentSchema.assetKeyPrefix) else {
+        guard !key.isEmpty, !DocumentSchema.reservedKeys.contains(key), !key.hasPrefix(DocumentSchema.assetKeyPrefix),
+              !key.hasPrefix(DocumentSchema.commentKeyPrefix) else {
             throw .invalidRequest("\"\(key)\" cannot be set (reserved: \(DocumentSchema.reservedKeys.sorted().joined(separator: ", ")))")
         }
         try change(message: message, time: time) { tx, _ in try tx.put(.root, key, .scalar(.string(value))) }

@@ -72,5 +72,6 @@ struct Demo: ParsableCommand {
 
         try FolderSyncDemo.run()
         try CoEditingDemo.run()
+        try ReviewerDemo.run()
     }
 }

@@ -12,7 +12,7 @@ extension SyncSuites {
         let result = try await CLI(executable: imprint, server: "").capture(["demo"])
         #expect(result.status == 0, "imprint demo exited \(result.status): \(result.stderr)")
         for line in ["converged:                true", "both machines agree and kept every edit: true", "(same on all three)",
-                     "cy is refused", "appear in none"] {
+                     "cy is refused", "appear in none", "the comment sits on the words it was made on: true"] {
             #expect(result.stdout.contains(line), "the demo did not print \(line)")
         }
     }
