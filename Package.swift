@@ -422,6 +422,8 @@ let package = Package(
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "ImprintSync",
+                "ImprintSnapshot",
+                "ImprintTestSupport",
                 "ImprintKeys",
                 "ImprintEncoding",
                 "ImprintCRDT",

@@ -65,8 +65,10 @@ public struct ReviewContent: Codable, Sendable, Hashable {
 
 /// The body's visible characters as runs of consecutive engine ids
 /// (`ImprintCRDT.CursorRun`), flattened for a compact JSON form: `runs` holds triples
-/// `actorIndex, counter, length` in body order, `actors` the actors' hex ids. The character
-/// at code point `i` belongs to the run whose cumulative start is at most `i`; its cursor is
+/// `actorIndex, counterDelta, length` in body order, `actors` the actors' hex ids. A run's
+/// counter is `counterDelta` plus the end (counter + length) of the same actor's previous run
+/// (0 for its first), so typing makes small numbers that compress well. The character at
+/// code point `i` belongs to the run whose cumulative start is at most `i`; its cursor is
 /// `before:<counter + offset>@<actor>` (the start of a comment) or `after:…` (the end).
 public struct ReviewAnchors: Codable, Sendable, Hashable {
     public var actors: [String]
@@ -79,15 +81,36 @@ public struct ReviewAnchors: Codable, Sendable, Hashable {
         guard position >= 0 else { return nil }
         var start = 0
         var index = 0
+        var lastEnd: [Int: Int] = [:]
         while index + 2 < runs.count {
-            let length = runs[index + 2]
+            let actor = runs[index], length = runs[index + 2]
+            let counter = (lastEnd[actor] ?? 0) + runs[index + 1]
+            lastEnd[actor] = counter + length
             if position < start + length {
-                guard runs[index] >= 0, runs[index] < actors.count else { return nil }
-                return "\(side == .before ? "before" : "after"):\(runs[index + 1] + position - start)@\(actors[runs[index]])"
+                guard actor >= 0, actor < actors.count else { return nil }
+                return "\(side == .before ? "before" : "after"):\(counter + position - start)@\(actors[actor])"
             }
             start += length
             index += 3
         }
         return nil
+    }
+
+    /// Packs runs in order (the inverse of the reading above).
+    init(_ runs: [CursorRun]) {
+        var actorIndex: [ActorID: Int] = [:]
+        var lastEnd: [Int: Int] = [:]
+        actors = []
+        self.runs = []
+        self.runs.reserveCapacity(runs.count * 3)
+        for run in runs {
+            let index = actorIndex[run.actor] ?? {
+                actors.append(run.actor.hex)
+                actorIndex[run.actor] = actors.count - 1
+                return actors.count - 1
+            }()
+            self.runs += [index, run.counter - (lastEnd[index] ?? 0), run.length]
+            lastEnd[index] = run.counter + run.length
+        }
     }
 }

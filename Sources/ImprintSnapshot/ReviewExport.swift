@@ -82,16 +82,7 @@ public enum ReviewExport {
         let body = try DocumentSchema.body(of: document)
         let text = try document.text(body)
 
-        var actorIndex: [ActorID: Int] = [:]
-        var anchors = ReviewAnchors(actors: [], runs: [])
-        for run in try document.cursorRuns(body) {
-            let index = actorIndex[run.actor] ?? {
-                anchors.actors.append(run.actor.hex)
-                actorIndex[run.actor] = anchors.actors.count - 1
-                return anchors.actors.count - 1
-            }()
-            anchors.runs += [index, run.counter, run.length]
-        }
+        let anchors = ReviewAnchors(try document.cursorRuns(body))
 
         let comments = try DocumentComment.all(in: document, body: body).map {
             ReviewContent.Comment(id: $0.id, author: $0.author, text: $0.text, start: $0.range?.lowerBound,

@@ -122,6 +122,7 @@ async function openPayload(key, sealed) {
 let body = '';
 let astral = [];          // UTF-16 offsets of high surrogates, ascending
 let runStarts = [];       // code-point start of each anchor run
+let absoluteRuns = [];    // actor index, counter, length per run
 const textNodes = [];     // rendered body text nodes, in order
 const sourceStart = new WeakMap(); // text node -> UTF-16 offset in body
 
@@ -132,10 +133,18 @@ function indexBodyPositions(content) {
     const c = body.charCodeAt(i);
     if (c >= 0xD800 && c <= 0xDBFF) astral.push(i);
   }
-  const runs = content.anchors.runs;
+  // Runs arrive as actor, counter delta (from the end of that actor's previous run), length.
+  const packed = content.anchors.runs, lastEnd = new Map();
+  const runs = new Array(packed.length);
   runStarts = [];
   let at = 0;
-  for (let r = 0; r + 2 < runs.length; r += 3) { runStarts.push(at); at += runs[r + 2]; }
+  for (let r = 0; r + 2 < packed.length; r += 3) {
+    const actor = packed[r], counter = (lastEnd.get(actor) || 0) + packed[r + 1], length = packed[r + 2];
+    runs[r] = actor; runs[r + 1] = counter; runs[r + 2] = length;
+    lastEnd.set(actor, counter + length);
+    runStarts.push(at); at += length;
+  }
+  absoluteRuns = runs;
 }
 function upperBound(sorted, value) { // number of entries < value
   let lo = 0, hi = sorted.length;
@@ -150,7 +159,7 @@ function utf16Of(cp) {
   return lo;
 }
 function cursorAt(cp, side) {
-  const runs = state.content.anchors.runs, actors = state.content.anchors.actors;
+  const runs = absoluteRuns, actors = state.content.anchors.actors;
   let lo = 0, hi = runStarts.length - 1;
   while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (runStarts[mid] <= cp) lo = mid; else hi = mid - 1; }
   const r = lo * 3;
@@ -184,6 +193,9 @@ function closingParen(from, end) {
 }
 
 function renderInline(parent, start, end) {
+  // Searches stay inside [start, end): a stray marker never scans the rest of the document.
+  const line = body.slice(start, end);
+  const find = (what, from) => { const k = line.indexOf(what, from - start); return k < 0 ? -1 : k + start; };
   let i = start, textStart = start;
   const flush = (upTo) => { addText(parent, textStart, upTo); };
   while (i < end) {
@@ -192,7 +204,7 @@ function renderInline(parent, start, end) {
       flush(i); textStart = i + 1; i += 2; continue;
     }
     if (c === '`') {
-      const j = body.indexOf('`', i + 1);
+      const j = find('`', i + 1);
       if (j > i + 1 && j < end) {
         flush(i);
         const code = el('code'); addText(code, i + 1, j); parent.append(code);
@@ -201,7 +213,7 @@ function renderInline(parent, start, end) {
     } else if ((c === '*' || c === '_') && !(c === '_' && isWordChar(body[i - 1]))) {
       const double = body[i + 1] === c;
       const marker = double ? c + c : c;
-      const j = body.indexOf(marker, i + marker.length);
+      const j = find(marker, i + marker.length);
       if (j > i + marker.length && j + marker.length <= end && body[i + marker.length] !== ' ' && body[j - 1] !== ' ') {
         flush(i);
         const node = el(double ? 'strong' : 'em');
@@ -210,7 +222,7 @@ function renderInline(parent, start, end) {
         i = j + marker.length; textStart = i; continue;
       }
     } else if (c === '!' && body[i + 1] === '[') {
-      const close = body.indexOf('](', i + 2), last = close < 0 ? -1 : body.indexOf(')', close + 2);
+      const close = find('](', i + 2), last = close < 0 ? -1 : find(')', close + 2);
       if (close > 0 && last > 0 && last < end) {
         const target = body.slice(close + 2, last).trim();
         const asset = assetsByName.get(target) || assetsByName.get(target.replace(/^assets\//, ''));
@@ -227,7 +239,7 @@ function renderInline(parent, start, end) {
         i = last + 1; textStart = i; continue;
       }
     } else if (c === '[') {
-      const close = body.indexOf('](', i + 1), last = close < 0 ? -1 : closingParen(close + 2, end);
+      const close = find('](', i + 1), last = close < 0 ? -1 : closingParen(close + 2, end);
       if (close > i && last > 0 && last < end && !body.slice(i + 1, close).includes('\n')) {
         flush(i);
         const a = el('a');
@@ -583,7 +595,9 @@ async function show(content) {
   const firstLine = content.body.split('\n', 1)[0].replace(/^#{1,6}[ \t]+/, '').trim();
   $('doc-heading').textContent = content.title || 'Untitled';
   $('doc-heading').hidden = !!content.title && firstLine === content.title.trim() && /^#/.test(content.body);
+  performance.mark('imprint-decrypted');
   renderBody($('doc-body'));
+  performance.mark('imprint-rendered');
   $('unlock').hidden = true;
   $('reader').hidden = false;
   document.body.dataset.state = 'open';
@@ -591,7 +605,9 @@ async function show(content) {
   try { $('comment-author').value = localStorage.getItem('imprint-review:author') || ''; } catch (e) { /* ignore */ }
   await loadPending();
   renderComments();
+  performance.mark('imprint-comments-shown');
   setStatus('');
+  void document.body.offsetHeight; // layout done: the text is readable
   performance.mark('imprint-readable');
 }
 

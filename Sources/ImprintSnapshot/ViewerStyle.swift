@@ -27,6 +27,8 @@ button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visib
 #doc code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 #doc img { max-width: 100%; height: auto; }
 #doc p { white-space: pre-wrap; }
+/* Long documents: blocks off screen are laid out when scrolled to, not before. */
+#doc-body > * { content-visibility: auto; contain-intrinsic-size: auto 4em; }
 ::highlight(imprint-comment) { background-color: var(--mark); }
 ::highlight(imprint-selected) { background-color: rgba(37, 99, 235, .3); }
 #comments h2 { font-size: 1.1rem; margin-top: 0; }
