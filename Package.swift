@@ -132,9 +132,13 @@ let package = Package(
         // MARK: Reviewer snapshots
         // Encrypted read-only viewers in one HTML file, and reviewers' comments brought home
         // as anchored comments (docs/reviewer-snapshots.md).
+        // The viewer page and the snapshot envelope, with no engine: what `imprint-server`
+        // serves at /review for reviewer links. Not a product (re-exported by ImprintSnapshot).
+        .target(name: "ImprintReviewViewer", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "ImprintSnapshot",
             dependencies: [
+                "ImprintReviewViewer",
                 "ImprintEncoding", "ImprintCRDT", "ImprintStore", "ImprintBundle", "ImprintFiles", "ImprintDelivery", "ImprintZones", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -242,6 +246,7 @@ let package = Package(
             dependencies: [
                 "ImprintServer",
                 "ImprintZoneService",
+                "ImprintReviewViewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

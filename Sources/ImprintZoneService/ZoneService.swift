@@ -30,14 +30,16 @@ package struct ZoneService: XRPCService {
         return ZoneService(store: store, configuration: configuration, heartbeat: heartbeat)
     }
 
-    package var paths: [String] { ZoneMethod.allCases.map(\.path) }
+    package var paths: [String] { ZoneMethod.allCases.map(\.path) + (configuration.reviewPage == nil ? [] : [ReviewPageController.path]) }
 
     package func routes(gate: XRPCGate, metrics: ServerMetrics) -> RouteCollection<DeliveryRequestContext> {
-        ZoneController(
+        let routes = ZoneController(
             store: store, gate: gate, configuration: configuration, metrics: metrics, heartbeat: heartbeat,
             commentLimiter: RateLimiter(rate: configuration.commentRate, burst: configuration.commentBurst),
             capabilityReadLimiter: RateLimiter(rate: gate.rateLimiter.rate, burst: gate.rateLimiter.burst)
         ).routes
+        if let page = configuration.reviewPage { ReviewPageController(page: page).add(to: routes) }
+        return routes
     }
 
     package func shutdown() async throws {

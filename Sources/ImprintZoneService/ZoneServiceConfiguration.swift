@@ -24,6 +24,8 @@ public struct ZoneServiceConfiguration: Sendable {
     public var commentBurst: Double = 20
     /// Tombstones older than this are purged; tokens from before them answer 410.
     public var tombstoneRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// The viewer page served at `/review` for reviewer links; nil: no such route.
+    public var reviewPage: ReviewViewerPage?
 
     public init() {}
 }

@@ -45,15 +45,22 @@ public struct ZoneRecordFields: Sendable, Hashable, Codable {
     public var chunkCount: Int?
     /// Lowercase hex SHA-256 of the whole payload.
     public var payloadHash: String?
+    /// Snapshot records (reviewer links): RFC 3339 time after which the server answers 410.
+    public var expiresAt: String?
+    /// Snapshot records: lowercase hex SHA-256 of the comment capability the link carries.
+    public var commentKeyHash: String?
 
     public init(convoId: String? = nil, epoch: Int64? = nil, seq: Int64? = nil,
-                chunkIndex: Int? = nil, chunkCount: Int? = nil, payloadHash: String? = nil) {
+                chunkIndex: Int? = nil, chunkCount: Int? = nil, payloadHash: String? = nil,
+                expiresAt: String? = nil, commentKeyHash: String? = nil) {
         self.convoId = convoId
         self.epoch = epoch
         self.seq = seq
         self.chunkIndex = chunkIndex
         self.chunkCount = chunkCount
         self.payloadHash = payloadHash
+        self.expiresAt = expiresAt
+        self.commentKeyHash = commentKeyHash
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImprintReviewViewer
 import ImprintServer
 import ImprintZoneService
 import Logging
@@ -56,6 +57,8 @@ struct ImprintServerCommand: AsyncParsableCommand {
         let store = try await StoreFactory.open(location ?? .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite")), logger: logger)
         var zoneConfiguration = ZoneServiceConfiguration()
         zoneConfiguration.quotaBytes = zoneQuota
+        let reviewPage = ViewerPage.linkPage()
+        zoneConfiguration.reviewPage = ReviewViewerPage(html: reviewPage, contentSecurityPolicy: ViewerPage.contentSecurityPolicy(for: ViewerPage.linkEnvelope))
         let zones = try await ZoneService.open(
             delivery: store, dataDirectory: URL(fileURLWithPath: data, isDirectory: true), configuration: zoneConfiguration)
         let serviceDID = configuration.serviceDID

@@ -541,11 +541,13 @@ async function download() {
 
 // ---- Link form: fetch the snapshot, post comments -------------------------------------------
 function parseFragment() {
-  const m = /^#v1\.([0-9a-f]{32})\.([A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/.exec(location.hash);
-  return m ? { recordName: m[1], commentCapability: m[2], key: m[3] } : null;
+  const m = /^#v1\.([0-9a-f]{32})\.([0-9a-f]{32})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/.exec(location.hash);
+  return m ? { snapshotId: m[1], recordName: m[2], commentCapability: m[3], key: m[4] } : null;
 }
+function linkServer() { return (envelope.link.server || location.origin).replace(/\/+$/, ''); }
+function linkZone() { return envelope.link.zoneId || 'share_' + envelope.snapshotId; }
 async function xrpc(method, query, init) {
-  const url = new URL(envelope.link.server.replace(/\/+$/, '') + '/xrpc/app.imprint.zone.' + method);
+  const url = new URL(linkServer() + '/xrpc/app.imprint.zone.' + method);
   for (const [k, v] of Object.entries(query || {})) url.searchParams.set(k, v);
   let response;
   try { response = await fetch(url, Object.assign({ credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer' }, init || {})); }
@@ -556,8 +558,8 @@ async function xrpc(method, query, init) {
   return response;
 }
 async function fetchLinkedEnvelope(link) {
-  const record = (await (await xrpc('getRecord', { zoneId: envelope.link.zoneId, recordName: link.recordName })).json()).record;
-  const bytes = await (await xrpc('getAsset', { zoneId: envelope.link.zoneId, hash: record.asset.hash, recordName: link.recordName })).arrayBuffer();
+  const record = (await (await xrpc('getRecord', { zoneId: linkZone(), recordName: link.recordName })).json()).record;
+  const bytes = await (await xrpc('getAsset', { zoneId: linkZone(), hash: record.asset.hash, recordName: link.recordName })).arrayBuffer();
   const stored = JSON.parse(new TextDecoder().decode(bytes));
   if (stored.snapshotId !== envelope.snapshotId || !stored.payload) throw new ReviewError('invalid', 'The server returned another snapshot.');
   return stored.payload;
@@ -569,7 +571,7 @@ async function postComments() {
     const records = [];
     for (const c of unsent) records.push({ recordName: 'c-' + c.id, recordType: 'comment', fields: {}, assetData: b64encode(enc.encode(JSON.stringify(await sealToOwner(c)))) });
     await xrpc('saveRecords', {}, { method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ zoneId: envelope.link.zoneId, records, snapshotName: state.link.recordName, commentCapability: state.link.commentCapability }) });
+      body: JSON.stringify({ zoneId: linkZone(), records, snapshotName: state.link.recordName, commentCapability: state.link.commentCapability }) });
     for (const c of unsent) c.sent = true;
     await savePending();
     renderComments();
@@ -644,7 +646,11 @@ async function start() {
   });
   if (envelope.link) {
     const link = parseFragment();
-    if (!link) { fail(new ReviewError('invalid', 'This review link is incomplete: its key is missing. Copy the whole link.')); return; }
+    if (!link || (envelope.snapshotId && envelope.snapshotId !== link.snapshotId)) {
+      fail(new ReviewError('invalid', 'This review link is incomplete or damaged. Copy the whole link, including the part after #.'));
+      return;
+    }
+    envelope.snapshotId = link.snapshotId;
     state.link = link;
     $('download').hidden = true;
     setStatus('Opening…');

@@ -24,10 +24,23 @@ public struct ReviewEnvelope: Codable, Sendable, Hashable {
     public var password: PasswordWrap?
     public var link: LinkSource?
 
+    public init(format: String, snapshotId: String, payload: Sealed?, password: PasswordWrap?, link: LinkSource?) {
+        self.format = format
+        self.snapshotId = snapshotId
+        self.payload = payload
+        self.password = password
+        self.link = link
+    }
+
     /// AES-GCM output: 12-byte `iv` and ciphertext with its 16-byte tag, both base64.
     public struct Sealed: Codable, Sendable, Hashable {
         public var iv: String
         public var data: String
+
+        public init(iv: String, data: String) {
+            self.iv = iv
+            self.data = data
+        }
     }
 
     /// The content key wrapped under a password.
@@ -38,13 +51,26 @@ public struct ReviewEnvelope: Codable, Sendable, Hashable {
         /// Base64, 16 bytes.
         public var salt: String
         public var wrappedKey: Sealed
+
+        public init(kdf: String, iterations: Int, salt: String, wrappedKey: Sealed) {
+            self.kdf = kdf
+            self.iterations = iterations
+            self.salt = salt
+            self.wrappedKey = wrappedKey
+        }
     }
 
     /// Where a link-form viewer fetches the snapshot and posts comments.
     public struct LinkSource: Codable, Sendable, Hashable {
-        /// The zone server's origin, e.g. `http://127.0.0.1:8080`.
+        /// The zone server's origin, e.g. `http://127.0.0.1:8080`; empty: the page's own.
         public var server: String
+        /// Empty: `share_<snapshotId>`.
         public var zoneId: String
+
+        public init(server: String, zoneId: String) {
+            self.server = server
+            self.zoneId = zoneId
+        }
     }
 
     /// The additional authenticated data of the payload and of the wrapped key.

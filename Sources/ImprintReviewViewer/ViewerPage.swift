@@ -17,7 +17,9 @@ public enum ViewerPage {
     /// The policy for an envelope (its link's server, if any, is the one allowed connection).
     public static func contentSecurityPolicy(for envelope: ReviewEnvelope) -> String {
         var policy = "default-src 'none'; script-src '\(scriptHash)'; style-src '\(styleHash)'; img-src blob: data:; base-uri 'none'; form-action 'none'"
-        if let server = envelope.link?.server, let origin = origin(of: server) { policy += "; connect-src \(origin)" }
+        if let link = envelope.link {
+            if link.server.isEmpty { policy += "; connect-src 'self'" } else if let origin = origin(of: link.server) { policy += "; connect-src \(origin)" }
+        }
         return policy
     }
 
@@ -38,6 +40,15 @@ public enum ViewerPage {
         return json.replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
             .replacingOccurrences(of: "&", with: "\\u0026")
     }
+
+    /// The page a server serves at `/review` for every link: it holds no snapshot; the
+    /// link's fragment names the snapshot, the record, the comment capability and the key, and
+    /// the page fetches the sealed envelope from its own origin (`connect-src 'self'`).
+    public static func linkPage() -> String { html(envelope: linkEnvelope) }
+
+    /// The envelope of ``linkPage()``: no snapshot, the page's own origin.
+    public static let linkEnvelope = ReviewEnvelope(format: ReviewEnvelope.currentFormat, snapshotId: "", payload: nil, password: nil,
+                                                    link: .init(server: "", zoneId: ""))
 
     public static func html(envelope: ReviewEnvelope) -> String {
         """
