@@ -73,6 +73,15 @@ public enum ViewerPage {
         <p><button id="open" type="submit">Open</button></p>
         </form>
         </section>
+        <section id="link-entry" hidden>
+        <h1>Encrypted review copy</h1>
+        <p>Paste the review link the owner sent you. Its last part is the key: this page uses it here and sends it nowhere.</p>
+        <form id="link-form">
+        <label for="link-text">Review link</label>
+        <input id="link-text" type="text" autocomplete="off" spellcheck="false" required>
+        <p><button id="link-open" type="submit">Open</button></p>
+        </form>
+        </section>
         <p id="status" role="status" aria-live="polite"></p>
         <div id="reader" hidden>
         <header class="bar">

@@ -476,7 +476,8 @@ async function submitForm(event) {
     state.selection = null;
   }
   closeForm();
-  setStatus(state.link ? 'Comment saved.' : 'Comment saved in this browser. Use “Download comments” to send your comments to the owner.');
+  // The link form has posted it already and said how that went.
+  if (!state.link) setStatus('Comment saved in this browser. Use “Download comments” to send your comments to the owner.');
 }
 
 // Unsent comments survive a closed tab: kept in localStorage, sealed under the snapshot key.
@@ -540,8 +541,8 @@ async function download() {
 }
 
 // ---- Link form: fetch the snapshot, post comments -------------------------------------------
-function parseFragment() {
-  const m = /^#v1\.([0-9a-f]{32})\.([0-9a-f]{32})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/.exec(location.hash);
+function parseFragment(hash) {
+  const m = /^#v1\.([0-9a-f]{32})\.([0-9a-f]{32})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/.exec(hash);
   return m ? { snapshotId: m[1], recordName: m[2], commentCapability: m[3], key: m[4] } : null;
 }
 function linkServer() { return (envelope.link.server || location.origin).replace(/\/+$/, ''); }
@@ -629,6 +630,22 @@ async function unlock(event) {
   }
 }
 
+async function openLink(link) {
+  if (envelope.snapshotId && envelope.snapshotId !== link.snapshotId) {
+    fail(new ReviewError('invalid', 'This link belongs to another review copy than this file.'));
+    return;
+  }
+  envelope.snapshotId = link.snapshotId;
+  state.link = link;
+  $('download').hidden = true;
+  setStatus('Opening…');
+  try {
+    state.key = await importContentKey(b64decode(link.key));
+    await show(await openPayload(state.key, await fetchLinkedEnvelope(link)));
+    await postComments();
+  } catch (e) { fail(e); }
+}
+
 async function start() {
   document.body.dataset.state = 'locked';
   if (!envelope || envelope.format !== FORMAT || typeof envelope.snapshotId !== 'string') {
@@ -645,20 +662,23 @@ async function start() {
     if ((e.ctrlKey || e.metaKey) && e.altKey && (e.key === 'm' || e.key === 'M')) { e.preventDefault(); openForm(); }
   });
   if (envelope.link) {
-    const link = parseFragment();
-    if (!link || (envelope.snapshotId && envelope.snapshotId !== link.snapshotId)) {
+    const link = parseFragment(location.hash);
+    if (link) { await openLink(link); return; }
+    if (!envelope.snapshotId) {
       fail(new ReviewError('invalid', 'This review link is incomplete or damaged. Copy the whole link, including the part after #.'));
       return;
     }
-    envelope.snapshotId = link.snapshotId;
-    state.link = link;
-    $('download').hidden = true;
-    setStatus('Opening…');
-    try {
-      state.key = await importContentKey(b64decode(link.key));
-      await show(await openPayload(state.key, await fetchLinkedEnvelope(link)));
-      await postComments();
-    } catch (e) { fail(e); }
+    // The owner's self-contained file, opened without the link: ask for it.
+    $('link-entry').hidden = false;
+    $('link-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const text = $('link-text').value.trim();
+      const pasted = parseFragment(text.slice(Math.max(0, text.indexOf('#'))));
+      if (!pasted) { setStatus('This is not a whole review link: copy all of it, including the part after #.', true); return; }
+      $('link-entry').hidden = true;
+      openLink(pasted).catch(fail);
+    });
+    $('link-text').focus();
     return;
   }
   $('unlock').hidden = false;

@@ -6,9 +6,9 @@ enum ViewerStyle {
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
 body { margin: 0; font: 17px/1.6 -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
-#unlock { max-width: 26rem; margin: 12vh auto; padding: 1.5rem; border: 1px solid var(--line); border-radius: 12px; }
-#unlock h1 { font-size: 1.3rem; margin-top: 0; }
-#unlock label { display: block; margin-bottom: .3rem; }
+#unlock, #link-entry { max-width: 26rem; margin: 12vh auto; padding: 1.5rem; border: 1px solid var(--line); border-radius: 12px; }
+#unlock h1, #link-entry h1 { font-size: 1.3rem; margin-top: 0; }
+#unlock label, #link-entry label { display: block; margin-bottom: .3rem; }
 input, textarea, button { font: inherit; }
 input[type=password], input[type=text], textarea { width: 100%; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: transparent; color: inherit; }
 button { padding: .4rem .9rem; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }

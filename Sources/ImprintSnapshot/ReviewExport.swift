@@ -138,8 +138,13 @@ public struct ExportedReviewSnapshot: Sendable {
     public var plaintextBytes: Int
     public var warnings: [String]
 
-    /// The self-contained viewer page.
-    public var html: String { ViewerPage.html(envelope: envelope) }
+    /// The self-contained viewer page. The link form's page carries no ciphertext: it
+    /// fetches the snapshot with the link, so revoking or expiring the link closes the file too.
+    public var html: String {
+        var page = envelope
+        if page.link != nil { page.payload = nil }
+        return ViewerPage.html(envelope: page)
+    }
 
     /// The content key, base64url without padding (the link's fragment form).
     public var contentKeyText: String {

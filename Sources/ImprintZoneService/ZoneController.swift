@@ -21,20 +21,36 @@ struct ZoneController: Sendable {
     let commentLimiter: RateLimiter
     let capabilityReadLimiter: RateLimiter
 
-    var routes: RouteCollection<DeliveryRequestContext> {
-        let routes = RouteCollection(context: DeliveryRequestContext.self)
+    /// Adds every zone route to `routes`. The three capability routes come last, behind
+    /// ``capabilityCORS``: a reviewer's self-contained link-form file runs at a `file://`
+    /// origin (`null`) and must read the snapshot and post comments cross-origin.
+    func add(to routes: RouteCollection<DeliveryRequestContext>) {
         add(.createZone, to: routes, createZone)
         add(.deleteZone, to: routes, deleteZone)
         add(.uploadAsset, to: routes, uploadAsset)
-        routes.post(RouterPath(ZoneMethod.saveRecords.path), use: saveRecords)
         add(.fetchChanges, to: routes, fetchChanges)
-        routes.get(RouterPath(ZoneMethod.getRecord.path), use: getRecord)
-        routes.get(RouterPath(ZoneMethod.getAsset.path), use: getAsset)
         add(.deleteRecords, to: routes, deleteRecords)
         add(.subscribeZone, to: routes, subscribeZone)
         add(.getUsage, to: routes, getUsage)
-        return routes
+        routes.add(middleware: Self.capabilityCORS)
+        routes.post(RouterPath(ZoneMethod.saveRecords.path), use: saveRecords)
+        routes.get(RouterPath(ZoneMethod.getRecord.path), use: getRecord)
+        routes.get(RouterPath(ZoneMethod.getAsset.path), use: getAsset)
+        for method in [ZoneMethod.saveRecords, .getRecord, .getAsset] {
+            // The preflight of a cross-origin POST with a JSON body; the middleware answers
+            // it (204) when the request has an Origin, this route when it has none.
+            routes.on(RouterPath(method.path), method: .options) { _, _ in Response(status: .noContent) }
+        }
     }
+
+    /// Cross-origin access for the capability routes, for any origin (`*`) and without
+    /// credentials: these routes authorise by the capability in the request, never by a
+    /// cookie, and `Authorization` is not an allowed header, so a browser page can make only
+    /// the unauthenticated (capability) calls; members' signed calls come from the CLI and
+    /// apps, which CORS does not concern.
+    static let capabilityCORS = CORSMiddleware<DeliveryRequestContext>(
+        allowOrigin: .all, allowHeaders: [.contentType], allowMethods: [.get, .post, .options], allowCredentials: false,
+        maxAge: .seconds(600))
 
     private func add(
         _ method: ZoneMethod, to routes: RouteCollection<DeliveryRequestContext>,

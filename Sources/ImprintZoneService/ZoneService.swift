@@ -33,12 +33,13 @@ package struct ZoneService: XRPCService {
     package var paths: [String] { ZoneMethod.allCases.map(\.path) + (configuration.reviewPage == nil ? [] : [ReviewPageController.path]) }
 
     package func routes(gate: XRPCGate, metrics: ServerMetrics) -> RouteCollection<DeliveryRequestContext> {
-        let routes = ZoneController(
+        let routes = RouteCollection(context: DeliveryRequestContext.self)
+        if let page = configuration.reviewPage { ReviewPageController(page: page).add(to: routes) }
+        ZoneController(
             store: store, gate: gate, configuration: configuration, metrics: metrics, heartbeat: heartbeat,
             commentLimiter: RateLimiter(rate: configuration.commentRate, burst: configuration.commentBurst),
             capabilityReadLimiter: RateLimiter(rate: gate.rateLimiter.rate, burst: gate.rateLimiter.burst)
-        ).routes
-        if let page = configuration.reviewPage { ReviewPageController(page: page).add(to: routes) }
+        ).add(to: routes)
         return routes
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import ImprintDelivery
 import ImprintSnapshot
 import ImprintStore
+import ImprintSync
 
 /// `imprint comments import|list`: reviewers' comments into the document, and the document's
 /// comments with the words they cover now.
@@ -45,7 +46,22 @@ struct Comments: ParsableCommand {
                 batches.append((decoded.snapshotId, file, decoded.items))
             }
             if fromServer {
-                throw CommandFailure.user("--from-server needs review links (--link), which this build does not make yet")
+                let links = registry.entries().filter { $0.form == "link" && $0.documentId == doc.metadata.documentID }
+                guard !links.isEmpty else {
+                    throw CommandFailure.user("this home made no review links of \(bundle) (imprint export-snapshot --link)")
+                }
+                // One account per server; revoked links still hold the comments posted before.
+                var accounts: [String: SyncAccount] = [:]
+                for entry in links {
+                    guard let server = entry.server, let zoneId = entry.zoneId else { continue }
+                    let sync = try accounts[server] ?? account.account(fallback: server)
+                    accounts[server] = sync
+                    let fetched = try runBlocking { try await ReviewLink.comments(zoneId: zoneId, zones: sync.zones) }
+                    if fetched.skipped > 0 {
+                        FileHandle.standardError.write(Data("warning: skipped \(fetched.skipped) record\(fetched.skipped == 1 ? "" : "s") of snapshot \(entry.snapshotId) that are not sealed comments\n".utf8))
+                    }
+                    batches.append((entry.snapshotId, "snapshot \(entry.snapshotId) on \(server)", fetched.items))
+                }
             }
 
             var comments: [ReviewComment] = []

@@ -5,7 +5,9 @@ import ImprintCRDT
 import ImprintDelivery
 import ImprintFiles
 import ImprintSnapshot
+import ImprintKeys
 import ImprintStore
+import ImprintSync
 
 /// `imprint export-snapshot <bundle> -o review.html (--password-file F | --link)`: one
 /// self-contained, encrypted, read-only viewer of the document (docs/reviewer-snapshots.md).
@@ -31,9 +33,6 @@ struct ExportSnapshot: ParsableCommand {
 
     func validate() throws {
         guard (passwordFile != nil) != link else { throw ValidationError("give exactly one of --password-file F and --link") }
-        // The link form (ciphertext in a snapshot zone record, key in the URL's fragment) needs
-        // the zone server to serve the pinned viewer; it is not in this build yet.
-        guard !link else { throw ValidationError("--link is not available in this build yet; use --password-file F") }
         guard iterations >= ReviewEnvelope.minimumIterations, iterations <= ReviewEnvelope.maximumIterations else {
             throw ValidationError("--iterations must be \(ReviewEnvelope.minimumIterations)...\(ReviewEnvelope.maximumIterations)")
         }
@@ -45,21 +44,42 @@ struct ExportSnapshot: ParsableCommand {
         let expiry = try parseExpiry()
         let password = try readPassword()
 
-        let store = try account.keyStore(create: true)
-        let identity = try store.deviceIdentity()
+        // The link form talks to the server as this home's identity (it owns the snapshot
+        // zone); the password form needs no server and makes the home if there is none.
+        let sync: SyncAccount? = link ? try account.account(fallback: try? SharedDocument.link(ofBundleAt: bundle)?.server) : nil
+        let store: any KeyStore = try sync?.keyStore ?? account.keyStore(create: true)
+        let identity = try sync?.identity ?? store.deviceIdentity()
         let commentKey = P256.KeyAgreement.PrivateKey()
+        let snapshotId = ReviewExport.newSnapshotId()
+        let source = sync.map { ReviewEnvelope.LinkSource(server: $0.serverURL, zoneId: ReviewLink.zoneId(snapshotId: snapshotId)) }
         let exportOptions = ReviewExport.Options(heads: heads, password: password, iterations: iterations, expires: expiry,
-                                                 commentKey: commentKey.publicKey)
+                                                 commentKey: commentKey.publicKey, snapshotId: snapshotId, link: source)
         let snapshot = try ReviewExport.export(doc, options: exportOptions)
         for warning in snapshot.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         try store.saveSnapshotKey(Array(commentKey.rawRepresentation), snapshot: snapshot.snapshotId, for: identity.did)
 
-        let entry = ReviewSnapshotRegistry.Entry(
+        var entry = ReviewSnapshotRegistry.Entry(
             snapshotId: snapshot.snapshotId, documentId: snapshot.content.documentId, title: snapshot.content.title,
             bundle: URL(fileURLWithPath: bundle).standardizedFileURL.path, form: link ? "link" : "password",
             exportedAt: snapshot.content.exportedAt, expires: snapshot.content.expires, heads: snapshot.content.heads,
             output: URL(fileURLWithPath: output).standardizedFileURL.path)
-        let url: String? = nil
+        var url: String?
+        if let sync {
+            let published: ReviewLink
+            do {
+                published = try runBlocking {
+                    try await ReviewLink.publish(snapshot, zones: sync.zones, server: sync.serverURL, expires: expiry)
+                }
+            } catch {
+                _ = try? store.deleteSnapshotKey(snapshot: snapshot.snapshotId, for: identity.did)
+                throw error
+            }
+            entry.server = published.server
+            entry.zoneId = published.zoneId
+            entry.recordName = published.recordName
+            entry.commentCapability = published.commentCapability
+            url = published.url
+        }
         let html = Array(snapshot.html.utf8)
         try AtomicFile.write(html, to: output, mode: 0o644)
         try ReviewSnapshotRegistry(homePath: account.resolvedHome.path).save(entry)
@@ -77,7 +97,8 @@ struct ExportSnapshot: ParsableCommand {
             print("exported \(output): \(html.count) bytes, snapshot \(snapshot.snapshotId)" +
                   (snapshot.content.expires.map { ", expires \($0)" } ?? ""))
             if let url {
-                print("send the file \(output) and this link (the part after # is the key; no server ever sees it):")
+                print("send this link (the part after # is the key; browsers never send it to a server). A reviewer who")
+                print("would rather not run the server's page can open \(output) (the viewer pinned in the file) and paste the link:")
                 print(url)
             } else {
                 print("send the file and, separately, the password; import the reviewer's comments with: imprint comments import \(bundle) <file>")

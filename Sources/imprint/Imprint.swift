@@ -16,7 +16,7 @@ struct Imprint: ParsableCommand {
             Archive.self, Unarchive.self, Asset.self,
             Identity.self, Share.self, Invite.self, Join.self, Push.self, Pull.self, Live.self, Remove.self, Leave.self,
             Members.self, SharingStatus.self,
-            ExportSnapshot.self, Comments.self,
+            ExportSnapshot.self, Snapshots.self, Comments.self,
             MLS.self, Demo.self,
         ]
     )

@@ -4,13 +4,17 @@
 Debian's chromium + chromium-driver, PyPI's selenium (in .venv-peers). Used by
 Tests/ImprintSnapshotTests/ViewerBrowserTests.swift and `imprint-bench snapshot`.
 
-    review_browser.py --page review.html --steps steps.json --out result.json
+    review_browser.py (--page review.html | --url URL) --steps steps.json --out result.json
                       [--serve] [--shots DIR] [--downloads DIR]
 
 `--serve` serves the page's folder from a real HTTP server on 127.0.0.1 (a random port) and
-opens it over HTTP instead of file://. Each step is an object with "do":
+opens it over HTTP instead of file://; `--url` opens a URL as it is (a review link served by
+imprint-server). Each step is an object with "do":
 
     unlock {password}            type the password, submit, wait for the page to settle
+    settle                       wait until the page is open or has failed (a link loading)
+    paste_link {link}            paste a review link into a link-form file's box, open it
+    wait_status {text}           wait until the status line contains text (a comment posted)
     read                         the title, the document's text, state, error, status line
     comment {quote, text, author?, occurrence?}
                                  select the quote in the rendered text, comment on it
@@ -134,14 +138,18 @@ def page_state(driver):
 
 
 def run(args):
-    page = pathlib.Path(args.page).resolve()
+    page = pathlib.Path(args.page).resolve() if args.page else None
     steps = json.loads(pathlib.Path(args.steps).read_text())
     downloads = args.downloads or tempfile.mkdtemp(prefix="imprint-dl-")
     os.makedirs(downloads, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="imprint-chromium-")
-    server = serve(str(page.parent)) if args.serve else None
-    url = (f"http://127.0.0.1:{server.server_address[1]}/{urllib.parse.quote(page.name)}"
-           if server else page.as_uri())
+    server = serve(str(page.parent)) if args.serve and page else None
+    if args.url:
+        url = args.url
+    elif server:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{urllib.parse.quote(page.name)}"
+    else:
+        url = page.as_uri()
     results = []
     driver = make_driver(downloads, profile)
     try:
@@ -159,6 +167,22 @@ def run(args):
                 wait_for(lambda: driver.execute_script(
                     "return document.getElementById('status').textContent !== 'Opening…'"
                     " && !document.getElementById('open').disabled"), 60)
+                out.update(page_state(driver))
+            elif kind == "settle":
+                wait_for(lambda: driver.execute_script(SETTLE_JS) in ("open", "failed"), 60)
+                out.update(page_state(driver))
+            elif kind == "paste_link":
+                box = driver.find_element(By.ID, "link-text")
+                box.clear()
+                box.send_keys(step["link"])
+                driver.find_element(By.ID, "link-open").click()
+                wait_for(lambda: driver.execute_script(SETTLE_JS) in ("open", "failed")
+                         or "not a whole review link" in driver.execute_script(
+                             "return document.getElementById('status').textContent"), 60)
+                out.update(page_state(driver))
+            elif kind == "wait_status":
+                wait_for(lambda: step["text"] in driver.execute_script(
+                    "return document.getElementById('status').textContent"), 30)
                 out.update(page_state(driver))
             elif kind == "read":
                 out.update(page_state(driver))
@@ -244,7 +268,9 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--page", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--page")
+    source.add_argument("--url")
     parser.add_argument("--steps", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--serve", action="store_true")
