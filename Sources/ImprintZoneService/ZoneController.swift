@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import ImprintDelivery
 import ImprintServer
+import Logging
 import NIOCore
 
 /// The zone API's XRPC methods, one handler per method. Authenticated methods pass the
@@ -33,6 +34,9 @@ struct ZoneController: Sendable {
         add(.subscribeZone, to: routes, subscribeZone)
         add(.getUsage, to: routes, getUsage)
         routes.add(middleware: Self.capabilityCORS)
+        // Inside CORS, so that a rejection (410 for a revoked link) is a response that gets
+        // the CORS headers: without them the browser hides the status from the viewer.
+        routes.add(middleware: ContractErrorMiddleware(logger: Logger(label: "imprint.zone"), knownPaths: []))
         routes.post(RouterPath(ZoneMethod.saveRecords.path), use: saveRecords)
         routes.get(RouterPath(ZoneMethod.getRecord.path), use: getRecord)
         routes.get(RouterPath(ZoneMethod.getAsset.path), use: getAsset)

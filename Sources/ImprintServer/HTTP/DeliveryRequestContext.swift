@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 /// Per-request facts a handler learns (the caller DID, the method) that the request log
 /// line and metrics need once the response is made.
 public final class RequestAnnotations: Sendable {
-    private let state = NIOLockedValueBox<(caller: String?, route: String?)>((nil, nil))
+    private let state = NIOLockedValueBox<(caller: String?, route: String?, errorName: String?)>((nil, nil, nil))
 
     public init() {}
 
@@ -17,6 +17,13 @@ public final class RequestAnnotations: Sendable {
     public var route: String? {
         get { state.withLockedValue { $0.route } }
         set { state.withLockedValue { $0.route = newValue } }
+    }
+
+    /// The contract error name of a rejection that an inner ``ContractErrorMiddleware``
+    /// already turned into a response (the request log records it as a rejection).
+    public var errorName: String? {
+        get { state.withLockedValue { $0.errorName } }
+        set { state.withLockedValue { $0.errorName = newValue } }
     }
 }
 

@@ -13,23 +13,17 @@ struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     let knownPaths: Set<String>
 
+    var errors: ContractErrorMiddleware { ContractErrorMiddleware(logger: logger, knownPaths: knownPaths) }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response: Response
         var errorName: String?
         do {
             response = try await next(request, context)
-        } catch let error as DeliveryError {
-            errorName = error.name
-            response = error.makeResponse()
-        } catch let error as HTTPError {
-            let mapped = map(error, path: request.uri.path)
-            errorName = mapped.name
-            response = mapped.makeResponse()
+            errorName = context.annotations.errorName
         } catch {
-            logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
-            errorName = "InternalError"
-            response = DeliveryError.internalError().makeResponse()
+            (errorName, response) = errors.response(for: error, path: request.uri.path)
         }
         let duration = ContinuousClock.now - start
         let route = context.annotations.route ?? "unmatched"
@@ -58,16 +52,4 @@ struct RequestLogMiddleware: RouterMiddleware {
         return metadata
     }
 
-    private func map(_ error: HTTPError, path: String) -> DeliveryError {
-        switch error.status {
-        case .notFound:
-            if knownPaths.contains(path) { return .methodNotAllowed("wrong HTTP method for \(path)") }
-            return .notFound("no such method")
-        case .methodNotAllowed: return .methodNotAllowed("wrong HTTP method")
-        case .contentTooLarge: return .payloadTooLarge(limit: 1 << 20)
-        case let status where (400..<500).contains(status.code):
-            return DeliveryError(status: status, name: "InvalidRequest", message: status.reasonPhrase)
-        default: return .internalError()
-        }
-    }
 }
