@@ -148,6 +148,7 @@ let package = Package(
             name: "ImprintSnapshotTests",
             dependencies: [
                 "ImprintSnapshot", "ImprintStore", "ImprintCRDT", "ImprintBundle", "ImprintTestSupport", "ImprintKeys",
+                "ImprintDelivery",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

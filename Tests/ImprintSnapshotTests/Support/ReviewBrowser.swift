@@ -37,14 +37,15 @@ enum ReviewBrowser {
         repositoryRoot + "/.build/test-artifacts/reviewer-snapshots/" + name
     }
 
-    /// Plays `steps` on `page` (file:// unless `serve`), returns each step's result object.
-    static func run(page: String, steps: [JSONValue], name: String, serve: Bool = false,
+    /// Plays `steps` on `page` (file:// unless `serve`) or on `url` as it is, returns each
+    /// step's result object.
+    static func run(page: String? = nil, url: String? = nil, steps: [JSONValue], name: String, serve: Bool = false,
                     downloads: String) async throws -> [JSONValue] {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("review-browser-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         try Data(JSONValue.array(steps).serialized.utf8).write(to: URL(fileURLWithPath: work + "/steps.json"))
-        var arguments = [script, "--page", page, "--steps", work + "/steps.json", "--out", work + "/out.json",
+        var arguments = [script] + (url.map { ["--url", $0] } ?? ["--page", page ?? ""]) + ["--steps", work + "/steps.json", "--out", work + "/out.json",
                          "--shots", artifacts(name), "--downloads", downloads]
         if serve { arguments.append("--serve") }
         let status = try await runProcess(python, arguments, log: work + "/log.txt")
@@ -100,4 +101,10 @@ extension JSONValue {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+}
+
+extension JSONValue: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
 }
