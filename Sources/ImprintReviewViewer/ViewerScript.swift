@@ -16,6 +16,7 @@ enum ViewerScript {
 'use strict';
 const $ = (id) => document.getElementById(id);
 const enc = new TextEncoder();
+const LINK_COMMENT_BYTES = 10000;
 const FORMAT = 'imprint-review/1';
 const CONTENT_FORMAT = 'imprint-review-content/1';
 const COMMENTS_FORMAT = 'imprint-comments/1';
@@ -466,6 +467,13 @@ async function submitForm(event) {
   const text = $('comment-text').value.trim();
   if (!text) { $('comment-text').focus(); return; }
   try { localStorage.setItem('imprint-review:author', authorName()); } catch (e) { /* storage may be off */ }
+  // A link posts each comment as one record the server takes up to 16 KiB of (sealed,
+  // base64): keep the words under 10,000 bytes and say so rather than fail to send.
+  const quoted = state.replyTo ? '' : quoteOf(state.selection);
+  if (state.link && enc.encode(text).length + enc.encode(quoted).length > LINK_COMMENT_BYTES) {
+    setStatus('This comment is too long to send through a link: shorten it or select fewer words.', true);
+    return;
+  }
   if (state.replyTo) {
     await addLocal({ kind: 'reply', target: state.replyTo.id, text });
   } else {
