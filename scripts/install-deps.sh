@@ -3,8 +3,9 @@
 # already present are left alone, and apt is only touched when something is missing.
 set -euo pipefail
 
-# chromium and chromium-driver run the reviewer-snapshot viewer tests (Tests/ImprintSnapshotTests).
-packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql chromium chromium-driver)
+# chromium and chromium-driver (and firefox-esr, driven over Marionette) run the reviewer-snapshot
+# viewer tests (Tests/ImprintSnapshotTests).
+packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql chromium chromium-driver firefox-esr)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -55,7 +55,18 @@ struct ViewerBrowserTests {
 
     @Test(arguments: [false, true])
     func reviewerReadsCommentsAndTheCommentsComeHome(overHTTP: Bool) async throws {
-        let name = overHTTP ? "http" : "file"
+        try await Self.readCommentAndImport(browser: .chromium, overHTTP: overHTTP)
+    }
+
+    /// The same in Firefox ESR (Marionette), from `file://` and over HTTP. Firefox has no
+    /// performance log of requests: its network check reads the page's performance entries.
+    @Test(.enabled(if: ReviewBrowser.firefoxAvailable, "firefox-esr or marionette-driver is missing"), arguments: [false, true])
+    func inFirefox(overHTTP: Bool) async throws {
+        try await Self.readCommentAndImport(browser: .firefox, overHTTP: overHTTP)
+    }
+
+    static func readCommentAndImport(browser: ReviewBrowser.Kind, overHTTP: Bool) async throws {
+        let name = (browser == .chromium ? "" : "\(browser)-") + (overHTTP ? "http" : "file")
         let f = try Self.fixture(name)
         let downloads = f.dir.file("downloads")
         let results = try await ReviewBrowser.run(page: f.page, steps: [
@@ -77,7 +88,7 @@ struct ViewerBrowserTests {
             Self.step("shot", ["name": "5-downloaded"]),
             Self.step("marks"),
             Self.step("network"),
-        ], name: name, serve: overHTTP, downloads: downloads)
+        ], name: name, serve: overHTTP, browser: browser, downloads: downloads)
         func result(_ kind: String, _ occurrence: Int = 0) throws -> JSONValue {
             let matching = results.filter { $0["do"]?.stringValue == kind }
             return try #require(matching.count > occurrence ? matching[occurrence] : nil, "no \(kind) step")
@@ -111,7 +122,9 @@ struct ViewerBrowserTests {
         // A file:// page asks for nothing but itself; an HTTP page for nothing but itself too.
         let network = try result("network")
         let pageURL = try #require(results.first?["url"]?.stringValue)
-        let requested = network["urls"]?.arrayValue.compactMap(\.stringValue).filter { !$0.hasPrefix("chrome://") && !$0.hasPrefix("data:") && !$0.hasPrefix("blob:") } ?? []
+        // (Firefox names a file:// page's own navigation entry "document".)
+        let requested = network["urls"]?.arrayValue.compactMap(\.stringValue).map { $0 == "document" ? pageURL : $0 }
+            .filter { !$0.hasPrefix("chrome://") && !$0.hasPrefix("data:") && !$0.hasPrefix("blob:") } ?? []
         #expect(!requested.isEmpty && requested.allSatisfy { $0 == pageURL }, "requests: \(requested)")
         #expect(network["console"]?.arrayValue.isEmpty == true, "console: \(network["console"] ?? .null)")
         #expect(try result("marks")["marks"]?["imprint-readable"]?.numberValue != nil)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Drives a reviewer snapshot (an `imprint export-snapshot` HTML file) in headless Chromium.
+"""Drives a reviewer snapshot (an `imprint export-snapshot` HTML file) in a headless browser.
 
-Debian's chromium + chromium-driver, PyPI's selenium (in .venv-peers). Used by
-Tests/ImprintSnapshotTests/ViewerBrowserTests.swift and `imprint-bench snapshot`.
+Chromium (default): Debian's chromium + chromium-driver through PyPI's selenium. Firefox
+(`--browser firefox`): Debian's firefox-esr through PyPI's marionette-driver (Firefox's own
+remote protocol, no geckodriver). Both from .venv-peers. Used by
+Tests/ImprintSnapshotTests (ViewerBrowserTests, ReviewLinkTests) and `imprint-bench snapshot`.
 
     review_browser.py (--page review.html | --url URL) --steps steps.json --out result.json
                       [--serve] [--shots DIR] [--downloads DIR]
@@ -23,7 +25,8 @@ imprint-server). Each step is an object with "do":
     download                     click "Download comments", return the file's name and text
     reload                       reload the page (same browser profile: storage survives)
     comments                     the comment list as the page shows it
-    network                      every URL the browser requested (performance log)
+    network                      every URL the browser requested (Chromium: its performance log,
+                                 every request; Firefox: the page's performance entries)
     marks                        the page's performance marks and measures (ms)
     shot {name}                  a screenshot into --shots
 
@@ -42,9 +45,6 @@ import threading
 import time
 import urllib.parse
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
 
 SETTLE_JS = "return document.body.dataset.state"
 
@@ -103,22 +103,105 @@ def serve(directory):
     return server
 
 
-def make_driver(downloads, profile):
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,900", f"--user-data-dir={profile}", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-default-apps", "--disable-extensions", "--metrics-recording-only"):
-        options.add_argument(arg)
-    options.add_experimental_option("prefs", {
-        "download.default_directory": downloads, "download.prompt_for_download": False,
-        "safebrowsing.enabled": False})
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
-    return driver
+class ChromiumPage:
+    """Headless Chromium through selenium and chromedriver."""
+
+    def __init__(self, downloads, profile):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--window-size=1200,900", f"--user-data-dir={profile}", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-default-apps", "--disable-extensions", "--metrics-recording-only"):
+            options.add_argument(arg)
+        options.add_experimental_option("prefs", {
+            "download.default_directory": downloads, "download.prompt_for_download": False,
+            "safebrowsing.enabled": False})
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+        service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+        self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+
+    def get(self, url):
+        self.driver.get(url)
+
+    def refresh(self):
+        self.driver.refresh()
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def element(self, element_id):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_element(By.ID, element_id)
+
+    def screenshot(self, path):
+        self.driver.save_screenshot(path)
+
+    def network(self):
+        urls = []
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                urls.append(message["params"]["request"]["url"])
+        return urls, [e.get("message", "") for e in self.driver.get_log("browser")]
+
+    def quit(self):
+        self.driver.quit()
+
+
+class FirefoxPage:
+    """Headless Firefox ESR through Marionette (marionette-driver starts and stops it)."""
+
+    def __init__(self, downloads, profile):
+        from marionette_driver.marionette import Marionette
+        prefs = {
+            "browser.download.folderList": 2, "browser.download.dir": downloads,
+            "browser.download.useDownloadDir": True, "browser.download.always_ask_before_handling_new_types": False,
+            "browser.helperApps.neverAsk.saveToDisk": "application/json,application/octet-stream,text/plain",
+            "browser.download.manager.showWhenStarting": False, "network.proxy.type": 0,
+        }
+        binary = shutil.which("firefox-esr") or shutil.which("firefox") or "/usr/bin/firefox-esr"
+        self.client = Marionette(bin=binary, headless=True, port=free_port(), profile=profile, prefs=prefs,
+                                 startup_timeout=90, verbose=0)
+        self.client.start_session()
+        self.client.set_window_rect(width=1200, height=900)
+
+    def get(self, url):
+        self.client.navigate(url)
+
+    def refresh(self):
+        self.client.refresh()
+
+    def js(self, script, *args):
+        return self.client.execute_script(script, script_args=list(args), sandbox=None)
+
+    def element(self, element_id):
+        from marionette_driver.by import By
+        return self.client.find_element(By.ID, element_id)
+
+    def screenshot(self, path):
+        with open(path, "wb") as f:
+            f.write(self.client.screenshot(format="binary"))
+
+    def network(self):
+        urls = self.js("return performance.getEntries().filter(e => e.entryType === 'navigation' || e.entryType === 'resource').map(e => e.name)")
+        return urls, []
+
+    def quit(self):
+        try:
+            self.client.delete_session()
+        finally:
+            self.client.cleanup()
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def wait_for(predicate, timeout=30.0, interval=0.05):
@@ -132,7 +215,7 @@ def wait_for(predicate, timeout=30.0, interval=0.05):
 
 
 def page_state(driver):
-    return driver.execute_script(
+    return driver.js(
         "return {state: document.body.dataset.state, error: document.body.dataset.error || null,"
         " status: document.getElementById('status').textContent, title: document.title}")
 
@@ -151,76 +234,79 @@ def run(args):
     else:
         url = page.as_uri()
     results = []
-    driver = make_driver(downloads, profile)
+    driver = (FirefoxPage if args.browser == "firefox" else ChromiumPage)(downloads, profile)
     try:
         driver.get(url)
-        wait_for(lambda: driver.execute_script(SETTLE_JS) != "loading", 20)
-        results.append({"do": "open", "url": url, **page_state(driver)})
+        wait_for(lambda: driver.js(SETTLE_JS) != "loading", 20)
+        results.append({"do": "open", "url": url, "browser": args.browser, **page_state(driver)})
         for step in steps:
             kind = step["do"]
             out = {"do": kind}
             if kind == "unlock":
-                box = driver.find_element(By.ID, "password")
+                box = driver.element("password")
                 box.clear()
                 box.send_keys(step["password"])
-                driver.find_element(By.ID, "open").click()
-                wait_for(lambda: driver.execute_script(
+                driver.element("open").click()
+                wait_for(lambda: driver.js(
                     "return document.getElementById('status').textContent !== 'Opening…'"
                     " && !document.getElementById('open').disabled"), 60)
                 out.update(page_state(driver))
             elif kind == "settle":
-                wait_for(lambda: driver.execute_script(SETTLE_JS) in ("open", "failed"), 60)
+                wait_for(lambda: driver.js(SETTLE_JS) in ("open", "failed"), 60)
                 out.update(page_state(driver))
             elif kind == "paste_link":
-                box = driver.find_element(By.ID, "link-text")
+                box = driver.element("link-text")
                 box.clear()
                 box.send_keys(step["link"])
-                driver.find_element(By.ID, "link-open").click()
-                wait_for(lambda: driver.execute_script(SETTLE_JS) in ("open", "failed")
-                         or "not a whole review link" in driver.execute_script(
+                driver.element("link-open").click()
+                wait_for(lambda: driver.js(SETTLE_JS) in ("open", "failed")
+                         or "not a whole review link" in driver.js(
                              "return document.getElementById('status').textContent"), 60)
                 out.update(page_state(driver))
             elif kind == "wait_status":
-                wait_for(lambda: step["text"] in driver.execute_script(
+                wait_for(lambda: step["text"] in driver.js(
                     "return document.getElementById('status').textContent"), 30)
                 out.update(page_state(driver))
             elif kind == "read":
                 out.update(page_state(driver))
-                out["pwned"] = driver.execute_script("return document.body.dataset.pwned || null")
-                out["heading"] = driver.execute_script("return document.getElementById('doc-heading').textContent")
-                out["text"] = driver.execute_script("return document.getElementById('doc-body').innerText")
-                out["html"] = driver.execute_script("return document.getElementById('doc-body').innerHTML")
-                out["images"] = driver.execute_script(
+                out["pwned"] = driver.js("return document.body.dataset.pwned || null")
+                out["heading"] = driver.js("return document.getElementById('doc-heading').textContent")
+                out["text"] = driver.js("return document.getElementById('doc-body').innerText")
+                out["html"] = driver.js("return document.getElementById('doc-body').innerHTML")
+                out["images"] = driver.js(
                     "return Array.from(document.querySelectorAll('#doc-body img')).map(i => ({alt: i.alt,"
                     " loaded: i.complete && i.naturalWidth > 0}))")
-                out["links"] = driver.execute_script(
+                out["links"] = driver.js(
                     "return Array.from(document.querySelectorAll('#doc-body a')).map(a => a.getAttribute('href'))")
             elif kind == "comment":
-                selected = driver.execute_script(SELECT_JS, step["quote"], step.get("occurrence", 0))
+                selected = driver.js(SELECT_JS, step["quote"], step.get("occurrence", 0))
                 if selected != "ok":
                     raise RuntimeError(selected)
-                driver.find_element(By.ID, "comment").click()
-                author = driver.find_element(By.ID, "comment-author")
+                driver.element("comment").click()
+                author = driver.element("comment-author")
                 author.clear()
                 author.send_keys(step.get("author", ""))
-                driver.find_element(By.ID, "comment-text").send_keys(step["text"])
-                driver.find_element(By.ID, "save").click()
-                wait_for(lambda: driver.execute_script("return document.getElementById('comment-form').hidden"), 10)
+                driver.element("comment-text").send_keys(step["text"])
+                driver.element("save").click()
+                wait_for(lambda: driver.js("return document.getElementById('comment-form').hidden"), 10)
                 out.update(page_state(driver))
             elif kind in ("reply", "resolve"):
-                items = driver.find_elements(By.CSS_SELECTOR, "#comment-list > li.comment")
-                buttons = items[step["index"]].find_elements(By.CSS_SELECTOR, ".actions button")
                 label = "Reply" if kind == "reply" else "Resolve"
-                next(b for b in buttons if b.text == label).click()
+                clicked = driver.js(
+                    "const li = document.querySelectorAll('#comment-list > li.comment')[arguments[0]];"
+                    " const b = li && Array.from(li.querySelectorAll('.actions button')).find(x => x.textContent === arguments[1]);"
+                    " if (!b) return false; b.click(); return true;", step["index"], label)
+                if not clicked:
+                    raise RuntimeError(f"no {label} button on comment {step['index']}")
                 if kind == "reply":
-                    driver.find_element(By.ID, "comment-text").send_keys(step["text"])
-                    driver.find_element(By.ID, "save").click()
-                    wait_for(lambda: driver.execute_script("return document.getElementById('comment-form').hidden"), 10)
+                    driver.element("comment-text").send_keys(step["text"])
+                    driver.element("save").click()
+                    wait_for(lambda: driver.js("return document.getElementById('comment-form').hidden"), 10)
                 time.sleep(0.2)
                 out.update(page_state(driver))
             elif kind == "download":
                 before = set(os.listdir(downloads))
-                driver.find_element(By.ID, "download").click()
+                driver.element("download").click()
 
                 def finished():
                     new = [n for n in set(os.listdir(downloads)) - before
@@ -233,25 +319,19 @@ def run(args):
                 out.update(page_state(driver))
             elif kind == "reload":
                 driver.refresh()
-                wait_for(lambda: driver.execute_script(SETTLE_JS) != "loading", 20)
+                wait_for(lambda: driver.js(SETTLE_JS) != "loading", 20)
                 out.update(page_state(driver))
             elif kind == "comments":
-                out["comments"] = driver.execute_script(COMMENTS_JS)
+                out["comments"] = driver.js(COMMENTS_JS)
             elif kind == "network":
-                urls = []
-                for entry in driver.get_log("performance"):
-                    message = json.loads(entry["message"])["message"]
-                    if message.get("method") == "Network.requestWillBeSent":
-                        urls.append(message["params"]["request"]["url"])
-                out["urls"] = urls
-                out["console"] = [e.get("message", "") for e in driver.get_log("browser")]
+                out["urls"], out["console"] = driver.network()
             elif kind == "marks":
-                out["marks"] = driver.execute_script(MARKS_JS)
+                out["marks"] = driver.js(MARKS_JS)
             elif kind == "shot":
                 if args.shots:
                     os.makedirs(args.shots, exist_ok=True)
                     path = os.path.join(args.shots, step["name"] + ".png")
-                    driver.save_screenshot(path)
+                    driver.screenshot(path)
                     out["path"] = path
             else:
                 raise RuntimeError(f"unknown step {kind}")
@@ -274,6 +354,7 @@ def main():
     parser.add_argument("--steps", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--serve", action="store_true")
+    parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium")
     parser.add_argument("--shots")
     parser.add_argument("--downloads")
     run(parser.parse_args())

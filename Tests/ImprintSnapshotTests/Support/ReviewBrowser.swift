@@ -9,11 +9,18 @@ let repositoryRoot: String = {
     return url.path
 }()
 
-/// Headless Chromium driving a snapshot page through `Tests/Interop/review_browser.py`
-/// (Debian's chromium and chromium-driver, selenium from `.venv-peers`; scripts/test.sh
-/// installs all three). One run opens one page and plays a list of steps; screenshots go to
+/// A headless browser driving a snapshot page through `Tests/Interop/review_browser.py`:
+/// Chromium (Debian's chromium and chromium-driver, selenium from `.venv-peers`) or Firefox
+/// (Debian's firefox-esr, marionette-driver from `.venv-peers`); scripts/test.sh installs them
+/// all. One run opens one page and plays a list of steps; screenshots go to
 /// `.build/test-artifacts/reviewer-snapshots/<name>/`, kept for looking at after the run.
 enum ReviewBrowser {
+    enum Kind: String, Sendable, CustomStringConvertible {
+        case chromium, firefox
+        var description: String { rawValue }
+        var available: Bool { self == .chromium ? ReviewBrowser.available : ReviewBrowser.firefoxAvailable }
+    }
+
     static let python = repositoryRoot + "/.venv-peers/bin/python"
     static let script = repositoryRoot + "/Tests/Interop/review_browser.py"
 
@@ -33,6 +40,23 @@ enum ReviewBrowser {
         return false
     }()
 
+    /// Whether Firefox runs here (it needs Chromium's prerequisites' venv too); loud when not.
+    static let firefoxAvailable: Bool = {
+        let firefox = ["/usr/bin/firefox-esr", "/usr/bin/firefox"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let marionette = FileManager.default.fileExists(atPath: repositoryRoot + "/.venv-peers/bin/mozrunner")
+            || (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/.venv-peers/lib"))?.contains { version in
+                FileManager.default.fileExists(atPath: repositoryRoot + "/.venv-peers/lib/\(version)/site-packages/marionette_driver")
+            } == true
+        if firefox != nil, marionette, available { return true }
+        FileHandle.standardError.write(Data("""
+
+            !! SKIPPING the Firefox runs of the reviewer-snapshot viewer: firefox-esr or marionette-driver is missing.
+            !! Run `bash scripts/test.sh` (it installs both).
+
+            """.utf8))
+        return false
+    }()
+
     static func artifacts(_ name: String) -> String {
         repositoryRoot + "/.build/test-artifacts/reviewer-snapshots/" + name
     }
@@ -40,7 +64,7 @@ enum ReviewBrowser {
     /// Plays `steps` on `page` (file:// unless `serve`) or on `url` as it is, returns each
     /// step's result object.
     static func run(page: String? = nil, url: String? = nil, steps: [JSONValue], name: String, serve: Bool = false,
-                    downloads: String) async throws -> [JSONValue] {
+                    browser: Kind = .chromium, downloads: String) async throws -> [JSONValue] {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("review-browser-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -48,6 +72,7 @@ enum ReviewBrowser {
         var arguments = [script] + (url.map { ["--url", $0] } ?? ["--page", page ?? ""]) + ["--steps", work + "/steps.json", "--out", work + "/out.json",
                          "--shots", artifacts(name), "--downloads", downloads]
         if serve { arguments.append("--serve") }
+        arguments += ["--browser", browser.rawValue]
         let status = try await runProcess(python, arguments, log: work + "/log.txt")
         let log = (try? String(contentsOfFile: work + "/log.txt", encoding: .utf8)) ?? ""
         guard status == 0, let out = FileManager.default.contents(atPath: work + "/out.json") else {
