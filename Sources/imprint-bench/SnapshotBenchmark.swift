@@ -9,7 +9,8 @@ import ImprintStore
 import ImprintTestSupport
 
 /// `imprint-bench snapshot`: reviewer snapshots exported in Swift and opened in headless
-/// Chromium (Tests/Interop/review_browser.py, Debian's chromium, selenium in .venv-peers).
+/// Chromium and Firefox ESR (Tests/Interop/review_browser.py: Debian's chromium through
+/// selenium, Debian's firefox-esr through Marionette, both from .venv-peers).
 /// Two documents: the final text of a sequential trace (its anchor map from the real typing
 /// history) and a generated ~1 MB Markdown document typed by three devices with 200
 /// comments. Reports medians: export time, file size against gzip -9 of the plain text, and in
@@ -18,7 +19,7 @@ import ImprintTestSupport
 struct SnapshotBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshot",
-        abstract: "Export reviewer snapshots and open them in headless Chromium.")
+        abstract: "Export reviewer snapshots and open them in headless Chromium and Firefox.")
 
     @Argument(help: "A sequential trace file (.json or .json.gz).") var trace: String
     @Option(help: "Size of the generated document, bytes.") var generatedBytes = 1_000_000
@@ -26,6 +27,8 @@ struct SnapshotBenchmark: ParsableCommand {
     @Option(help: "Runs; medians are reported.") var runs = 5
     @Option(help: "The python with selenium.") var python = ".venv-peers/bin/python"
     @Option(help: "The browser driver script.") var driver = "Tests/Interop/review_browser.py"
+    @Option(help: "Browsers to open the snapshots in, comma-separated (chromium, firefox); the first is the headline.")
+    var browsers = "chromium,firefox"
     @Flag(help: "Print one JSON object.") var json = false
 
     static let password = "benchmark passphrase, long enough"
@@ -122,32 +125,12 @@ struct SnapshotBenchmark: ParsableCommand {
         let text = try bundle.text()
         let gzipBytes = try gzipSize(Array(text.utf8))
 
-        var steps: [String] = []
-        for run in 0..<max(1, runs) {
-            if run > 0 { steps.append(#"{"do": "reload"}"#) }
-            steps.append(#"{"do": "unlock", "password": "\#(Self.password)"}"#)
-            steps.append(#"{"do": "marks"}"#)
+        var measured: [(browser: String, marks: BrowserMarks)] = []
+        for browser in browsers.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
+            measured.append((browser, try openInBrowser(page: page, browser: browser, scratch: scratch)))
         }
-        try Data("[\(steps.joined(separator: ","))]".utf8).write(to: URL(fileURLWithPath: scratch + "/steps.json"))
-        let status = try runDriver(["--page", page, "--steps", scratch + "/steps.json", "--out", scratch + "/out.json"], log: scratch + "/driver.log")
-        guard status == 0, let out = FileManager.default.contents(atPath: scratch + "/out.json"),
-              let object = try JSONSerialization.jsonObject(with: out) as? [String: Any], let stepResults = object["steps"] as? [[String: Any]]
-        else { throw ValidationError("the browser driver failed: \((try? String(contentsOfFile: scratch + "/driver.log", encoding: .utf8)) ?? "")") }
-        if let error = stepResults.last?["error"] { throw ValidationError("browser: \(error)") }
-        var kdf: [Double] = [], open: [Double] = [], decrypt: [Double] = [], render: [Double] = [], commentsShown: [Double] = []
-        for step in stepResults where step["do"] as? String == "marks" {
-            guard let marks = step["marks"] as? [String: Double], let k0 = marks["imprint-kdf-start"], let k1 = marks["imprint-kdf-end"],
-                  let d = marks["imprint-decrypt-start"], let r = marks["imprint-readable"] else { throw ValidationError("marks missing: \(step)") }
-            kdf.append(k1 - k0)
-            open.append(r - d)
-            if let decrypted = marks["imprint-decrypted"], let rendered = marks["imprint-rendered"] {
-                decrypt.append(decrypted - d)
-                render.append(rendered - decrypted)
-                if let shown = marks["imprint-comments-shown"] { commentsShown.append(shown - rendered) }
-            }
-        }
-        let unlocks = stepResults.filter { $0["do"] as? String == "unlock" }
-        guard unlocks.allSatisfy({ $0["state"] as? String == "open" }) else { throw ValidationError("the page did not open: \(unlocks)") }
+        guard let first = measured.first else { throw ValidationError("--browsers names no browser") }
+        let (kdf, open, decrypt, render, commentsShown) = (first.marks.kdf, first.marks.open, first.marks.decrypt, first.marks.render, first.marks.commentsShown)
         let fields = [
             "\"document\": \"\(name)\"", "\"text_bytes\": \(text.utf8.count)", "\"comments\": \(exported.content.comments.count)",
             "\"anchor_runs\": \(exported.content.anchors.runs.count / 3)", "\"content_json_bytes\": \(exported.plaintextBytes)",
@@ -157,13 +140,57 @@ struct SnapshotBenchmark: ParsableCommand {
             "\"browser_decrypt_parse_ms\": \(Clock.format(Clock.median(decrypt)))", "\"browser_build_dom_ms\": \(Clock.format(Clock.median(render)))",
             "\"browser_comments_ms\": \(Clock.format(Clock.median(commentsShown)))",
             "\"browser_open_ms_all\": [\(open.map { Clock.format($0) }.joined(separator: ", "))]",
+            "\"browser\": \"\(first.browser)\"",
+            "\"browsers\": {" + measured.map { m in
+                "\"\(m.browser)\": {\"kdf_ms\": \(Clock.format(Clock.median(m.marks.kdf))), \"kdf_first_ms\": \(Clock.format(m.marks.kdf.first ?? 0)), \"open_ms\": \(Clock.format(Clock.median(m.marks.open)))}"
+            }.joined(separator: ", ") + "}",
         ]
         if !json {
             print("\(name): \(text.utf8.count) bytes of text, \(exported.content.comments.count) comments, \(exported.content.anchors.runs.count / 3) anchor runs")
             print("  export \(Clock.format(Clock.median(exportTimes))) ms (PBKDF2 included); file \(html.count) bytes vs gzip -9 of the text \(gzipBytes)")
-            print("  Chromium: PBKDF2 \(Clock.format(Clock.median(kdf))) ms; decrypt + inflate + render to readable \(Clock.format(Clock.median(open))) ms (median of \(open.count); decrypt + inflate + parse \(Clock.format(Clock.median(decrypt))), DOM \(Clock.format(Clock.median(render))))")
+            for m in measured {
+                print("  \(m.browser): PBKDF2 \(Clock.format(Clock.median(m.marks.kdf))) ms (first \(Clock.format(m.marks.kdf.first ?? 0)) ms); decrypt + inflate + render to readable \(Clock.format(Clock.median(m.marks.open))) ms (median of \(m.marks.open.count); decrypt + inflate + parse \(Clock.format(Clock.median(m.marks.decrypt))), DOM \(Clock.format(Clock.median(m.marks.render))))")
+            }
         }
         return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    /// The viewer's performance marks over `runs` unlocks of `page` in one browser session.
+    /// Firefox (NSS) caches a PBKDF2 result for the same password, salt and count, so only
+    /// its first unlock derives: read its `kdf` first value, not the median.
+    struct BrowserMarks {
+        var kdf: [Double] = [], open: [Double] = [], decrypt: [Double] = [], render: [Double] = [], commentsShown: [Double] = []
+    }
+
+    func openInBrowser(page: String, browser: String, scratch: String) throws -> BrowserMarks {
+        var steps: [String] = []
+        for run in 0..<max(1, runs) {
+            if run > 0 { steps.append(#"{"do": "reload"}"#) }
+            steps.append(#"{"do": "unlock", "password": "\#(Self.password)"}"#)
+            steps.append(#"{"do": "marks"}"#)
+        }
+        try Data("[\(steps.joined(separator: ","))]".utf8).write(to: URL(fileURLWithPath: scratch + "/steps.json"))
+        let status = try runDriver(["--page", page, "--steps", scratch + "/steps.json", "--out", scratch + "/out.json", "--browser", browser],
+                                   log: scratch + "/driver.log")
+        guard status == 0, let out = FileManager.default.contents(atPath: scratch + "/out.json"),
+              let object = try JSONSerialization.jsonObject(with: out) as? [String: Any], let stepResults = object["steps"] as? [[String: Any]]
+        else { throw ValidationError("the browser driver failed: \((try? String(contentsOfFile: scratch + "/driver.log", encoding: .utf8)) ?? "")") }
+        if let error = stepResults.last?["error"] { throw ValidationError("\(browser): \(error)") }
+        var marks = BrowserMarks()
+        for step in stepResults where step["do"] as? String == "marks" {
+            guard let m = step["marks"] as? [String: Double], let k0 = m["imprint-kdf-start"], let k1 = m["imprint-kdf-end"],
+                  let d = m["imprint-decrypt-start"], let r = m["imprint-readable"] else { throw ValidationError("marks missing: \(step)") }
+            marks.kdf.append(k1 - k0)
+            marks.open.append(r - d)
+            if let decrypted = m["imprint-decrypted"], let rendered = m["imprint-rendered"] {
+                marks.decrypt.append(decrypted - d)
+                marks.render.append(rendered - decrypted)
+                if let shown = m["imprint-comments-shown"] { marks.commentsShown.append(shown - rendered) }
+            }
+        }
+        let unlocks = stepResults.filter { $0["do"] as? String == "unlock" }
+        guard unlocks.allSatisfy({ $0["state"] as? String == "open" }) else { throw ValidationError("\(browser): the page did not open: \(unlocks)") }
+        return marks
     }
 
     /// gzip -9 of `bytes`, through the system's gzip.
