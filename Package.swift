@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -158,7 +159,11 @@ let package = Package(
             name: "ImprintMLS",
             dependencies: ["ImprintEncoding", "ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintMLSWire", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        // The public structure of MLS messages the Delivery Service may check without any MLS
+        // state (a published KeyPackage). A leaf with no dependencies; the tests hold it to
+        // ImprintMLS's own parser.
+        .target(name: "ImprintMLSWire"),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).
         .testTarget(name: "ImprintMLSInteropTests", dependencies: ["ImprintMLS", "ImprintEncoding", "ImprintKeys"]),
@@ -213,6 +218,7 @@ let package = Package(
                 "ImprintEncoding",
                 "ImprintDelivery",
                 "ImprintEd25519",
+                "ImprintMLSWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -224,6 +230,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
@@ -280,6 +289,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -89,6 +89,10 @@ public struct BundleLayout: Sendable, Equatable {
     /// Throws unless metadata.json is here: `.incomplete` when the bundle is still arriving
     /// (metadata.json is an iCloud placeholder or a download in progress, or logs or snapshots
     /// are already here without it), `.notFound` ("not an Imprint bundle") otherwise.
+    /// How long after its newest log or snapshot a bundle's metadata.json may still be on its
+    /// way (a sync tool copying the folder file by file); past it, a missing metadata.json is damage.
+    public static let metadataArrivalWindow: Double = 600
+
     public func checkMetadataArrived() throws {
         guard !POSIX.exists(metadataPath) else { return }
         let inventory = (try? self.inventory()) ?? BundleInventory()
@@ -98,9 +102,17 @@ public struct BundleLayout: Sendable, Equatable {
         if inventory.isDownloading(metadataPath) {
             throw BundleError(.incomplete, "metadata.json is still being downloaded by a sync tool; retry when it has arrived", path: root)
         }
-        let files = inventory.changeLogs.count + inventory.snapshots.count
-        if files > 0 {
-            throw BundleError(.incomplete, "metadata.json has not arrived yet (\(files) change logs or snapshots are here); retry when the sync tool has copied it", path: root)
+        let present = inventory.changeLogs + inventory.snapshots
+        if !present.isEmpty {
+            // Logs that arrived a while ago without their metadata.json are not a copy in
+            // progress but a damaged bundle (exit 2 in the CLI): a sync tool copies a bundle's
+            // files within minutes of each other.
+            let newest = present.compactMap { POSIX.modificationTime($0.path) }.max() ?? 0
+            let age = Double(time(nil)) - newest
+            if age > Self.metadataArrivalWindow {
+                throw BundleError(.corrupt, "metadata.json is missing although the bundle's \(present.count) change logs or snapshots arrived \(Int(age / 60)) minutes ago: the bundle is damaged; copy metadata.json from another copy of it", path: root)
+            }
+            throw BundleError(.incomplete, "metadata.json has not arrived yet (\(present.count) change logs or snapshots are here); retry when the sync tool has copied it", path: root)
         }
         throw BundleError(.notFound, "not an Imprint bundle: no metadata.json", path: root)
     }

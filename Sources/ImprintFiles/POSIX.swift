@@ -135,6 +135,17 @@ package enum POSIX {
         return st.st_mode
     }
 
+    /// Seconds since 1970 of the file's last modification (not following links), or nil.
+    package static func modificationTime(_ path: String) -> Double? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+        #else
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        #endif
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         if stat(path, &st) != 0 { return false }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import ImprintDelivery
 import Logging
 import NIOCore
@@ -48,8 +49,17 @@ public enum DeliveryServer {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = makeRouter(store: store, configuration: configuration, metrics: ServerMetrics(), logger: logger, services: services)
+        let limits = configuration.connectionLimits
+        let counts = ConnectionCap.Counts()
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                ConnectionCap(counts: counts, limit: limits.maxConnectionsPerAddress),
+                RequestBodyTimeout(idle: limits.bodyIdleTimeout, deadline: limits.bodyDeadline),
+            ],
+            idleTimeout: TimeAmount(limits.idleTimeout))
         return Application(
             router: router,
+            server: .http1(configuration: http1),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "imprint-server"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

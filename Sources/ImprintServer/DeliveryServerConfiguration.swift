@@ -19,6 +19,8 @@ public struct DeliveryServerConfiguration: Sendable {
     public var rateLimitBurst: Double = 500
     /// Seconds between SSE keep-alive comments.
     public var eventHeartbeat: Duration = .seconds(15)
+    /// Timeouts for slow clients and the per-address connection cap.
+    public var connectionLimits = ConnectionLimits()
 
     public static let serviceVersion = "0.1.0"
 

@@ -23,6 +23,8 @@ public struct RunningServer: Sendable {
     ) async throws -> RunningServer {
         var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: "127.0.0.1", port: 0)
         configuration.eventHeartbeat = .seconds(1)
+        // Tests play many members from one loopback address.
+        configuration.connectionLimits.maxConnectionsPerAddress = 100_000
         configure(&configuration)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger, services: services) { port in

@@ -16,9 +16,14 @@ enum ZoneInputRules {
         }
     }
 
+    /// 1–255 of `[A-Za-z0-9._~-]`, and nothing a file system or shell reads as a path:
+    /// not `.` or `..`, not starting with `.` (hidden, and our temporary names) or `~`.
     static func recordName(_ name: String) throws {
         guard (1...255).contains(name.utf8.count), name.utf8.allSatisfy(isNameByte) else {
             throw DeliveryError.invalidRequest("recordName must be 1-255 characters of [A-Za-z0-9._~-]")
+        }
+        guard let first = name.utf8.first, first != UInt8(ascii: "."), first != UInt8(ascii: "~") else {
+            throw DeliveryError.invalidRequest("recordName must not start with '.' or '~' (it could be read as a path)")
         }
     }
 

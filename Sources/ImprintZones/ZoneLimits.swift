@@ -33,6 +33,11 @@ enum ZoneRules {
             throw ZoneError(.invalidArgument, "record name must be 1...\(ZoneLimits.recordNameBytes) UTF-8 bytes without control characters",
                             recordName: String(name.prefix(64)))
         }
+        // Nothing a file system or shell reads as a path (the zone service refuses these too).
+        guard !name.hasPrefix("."), !name.hasPrefix("~"), !name.contains("/"), !name.contains("\\") else {
+            throw ZoneError(.invalidArgument, "record name must not start with '.' or '~' or contain a slash: it could be read as a path",
+                            recordName: String(name.prefix(64)))
+        }
     }
 
     static func checkRecordType(_ type: String, recordName: String) throws {

@@ -257,7 +257,7 @@ struct ServerProcess {
             // and fetches far more often than a person types, and throttling it would measure
             // the limiter, not the path.
             process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--db", "sqlite:\(data)/ds.sqlite", "--data", data,
-                                 "--rate-limit", "100000", "--rate-burst", "100000"]
+                                 "--rate-limit", "100000", "--rate-burst", "100000", "--max-connections-per-address", "100000"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -37,6 +37,7 @@ struct DeliveryBench: AsyncParsableCommand {
         // Every connection is its own member; lift the per-DID limit out of the measurement.
         configuration.rateLimitPerSecond = 1_000_000
         configuration.rateLimitBurst = 1_000_000
+        configuration.connectionLimits.maxConnectionsPerAddress = 1_000_000
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger) {
             portContinuation.yield($0)

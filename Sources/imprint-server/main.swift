@@ -23,6 +23,12 @@ struct ImprintServerCommand: AsyncParsableCommand {
     var rateBurst: Double = 500
     @Option(name: .customLong("zone-quota"), help: "Bytes of zone assets each owner may keep (default 20 GiB).")
     var zoneQuota: Int = 20 << 30
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may take to send a request head, or idle between requests.")
+    var idleTimeout: Double = 30
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may pause between parts (it must end within 120 s).")
+    var bodyTimeout: Double = 10
+    @Option(name: .customLong("max-connections-per-address"), help: "Open connections each client IP address may hold.")
+    var maxConnectionsPerAddress = 256
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -44,6 +50,12 @@ struct ImprintServerCommand: AsyncParsableCommand {
         var configuration = DeliveryServerConfiguration(serviceDID: serviceDID, host: host, port: port)
         configuration.rateLimitPerSecond = rateLimit
         configuration.rateLimitBurst = rateBurst
+        guard idleTimeout > 0, bodyTimeout > 0, maxConnectionsPerAddress >= 1 else {
+            throw ValidationError("--idle-timeout and --body-timeout must be > 0, --max-connections-per-address >= 1")
+        }
+        configuration.connectionLimits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.connectionLimits.bodyIdleTimeout = .milliseconds(Int64(bodyTimeout * 1000))
+        configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
         guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
         // The data directory holds the zone service's asset files, and the default SQLite database.
         do {

@@ -223,6 +223,13 @@ import Glibc
         #expect(error?.code == .incomplete)
         #expect(error?.message.contains("has not arrived yet") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).sorted() == ["changes"], "opening created nothing")
+
+        // Logs that arrived long ago without their metadata.json: damage, not a copy in progress.
+        let longAgo = Date().addingTimeInterval(-(BundleLayout.metadataArrivalWindow + 60))
+        try FileManager.default.setAttributes([.modificationDate: longAgo], ofItemAtPath: root + "/changes/laptop.log")
+        error = #expect(throws: BundleError.self) { try BundleStore.open(at: root, device: DeviceID("phone")) }
+        #expect(error?.code == .corrupt && error?.isHostileOrCorrupt == true)
+        #expect(error?.message.contains("metadata.json is missing") == true, "\(String(describing: error))")
     }
 
     @Test func placeholdersOfLogsAreReportedNotReadAsEmpty() throws {

@@ -123,6 +123,7 @@ import Testing
             var request = HTTPClientRequest(url: server.baseURL + DeliveryMethod.createConvo.path)
             request.method = .POST
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            request.headers.add(name: "Content-Type", value: "application/json")
             let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 16 * 1024)
             // Unknown length: sent chunked, so only the streaming limit can stop it.
             let chunks = AsyncStream<ByteBuffer> { continuation in

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct KeyPackageTests {
     static func package(_ n: Int, suite: Int = 1, expiresIn: TimeInterval = 3600) -> PublishKeyPackageInput {
-        PublishKeyPackageInput(keyPackage: Data("kp-\(n)".utf8), cipherSuite: suite, expiresAt: Date().addingTimeInterval(expiresIn))
+        PublishKeyPackageInput(keyPackage: keyPackageBytes(n, suite: suite), cipherSuite: suite, expiresAt: Date().addingTimeInterval(expiresIn))
     }
 
     @Test(arguments: StoreKind.available)
@@ -43,7 +43,7 @@ import Testing
             try await Task.sleep(for: .seconds(max(0, expiringInput.expiresAt.timeIntervalSinceNow) + 0.2))
             let bySuite = try await fetcher.getKeyPackages(dids: [owner.did], cipherSuite: 1)
             #expect(bySuite.keyPackages.map(\.id) == [suiteOne.id])
-            #expect(bySuite.keyPackages.first?.keyPackage == Data("kp-2".utf8))
+            #expect(bySuite.keyPackages.first?.keyPackage == keyPackageBytes(2, suite: 1))
             let any = try await fetcher.getKeyPackages(dids: [owner.did])
             #expect(any.keyPackages.map(\.id) == [suiteTwo.id])
             #expect(!any.keyPackages.map(\.id).contains(expiring.id))
@@ -74,6 +74,33 @@ import Testing
             for input in [Self.package(0, expiresIn: -10), Self.package(1, suite: 0), Self.package(2, suite: 70000)] {
                 await expectServiceError(400, "InvalidRequest") { try await owner.publishKeyPackage(input) }
             }
+        }
+    }
+
+    /// The DS holds no MLS state but checks a published package's public structure: bytes
+    /// that are not an MLSMessage(KeyPackage) of the stated suite are refused, and stored
+    /// nowhere (the next fetch finds none).
+    @Test(arguments: StoreKind.available)
+    func refusesBytesThatAreNotAKeyPackageOfTheStatedSuite(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let owner = server.client()
+            let good = keyPackageBytes(7)
+            var truncated = good; truncated.removeLast()
+            var trailing = good; trailing.append(0)
+            var welcome = good; welcome[3] = 3                       // wire_format mls_welcome
+            var shortKey = good; shortKey[8] = 31                    // init_key of 31 bytes in suite 1
+            let cases: [(String, Data, Int)] = [
+                ("placeholder", Data("kp-1".utf8), 1), ("truncated", truncated, 1), ("trailing", trailing, 1),
+                ("welcome", welcome, 1), ("short key", shortKey, 1), ("suite 1 stated as 2", good, 2),
+            ]
+            for (name, bytes, suite) in cases {
+                let input = PublishKeyPackageInput(keyPackage: bytes, cipherSuite: suite, expiresAt: Date().addingTimeInterval(600))
+                let error = await expectServiceError(400, "InvalidRequest") { try await owner.publishKeyPackage(input) }
+                #expect(error?.body.message.contains("KeyPackage") == true || name == "placeholder", "\(name): \(String(describing: error))")
+            }
+            let fetched = try await server.client().getKeyPackages(dids: [owner.signer.did], cipherSuite: nil)
+            #expect(fetched.keyPackages.isEmpty)
+            _ = try await owner.publishKeyPackage(Self.package(8, suite: 2))
         }
     }
 }

@@ -309,8 +309,13 @@ def run(args):
                 driver.element("download").click()
 
                 def finished():
-                    new = [n for n in set(os.listdir(downloads)) - before
-                           if not n.endswith(".crdownload") and not n.startswith(".")]
+                    # Chromium writes name.crdownload then renames; Firefox creates an empty
+                    # name at once and writes name.part beside it: done when neither remains.
+                    names = set(os.listdir(downloads))
+                    if any(n.endswith((".crdownload", ".part")) for n in names):
+                        return None
+                    new = [n for n in names - before if not n.startswith(".")
+                           and os.path.getsize(os.path.join(downloads, n)) > 0]
                     return new[0] if new else None
                 name = wait_for(finished, 20)
                 out["name"] = name

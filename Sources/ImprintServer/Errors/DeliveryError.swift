@@ -80,6 +80,10 @@ public struct DeliveryError: Error, HTTPResponseError, Sendable, Equatable, Cust
     public static func payloadTooLarge(limit: Int) -> Self {
         .init(status: .contentTooLarge, name: "PayloadTooLarge", message: "body exceeds \(limit) bytes")
     }
+    public static func unsupportedMediaType(_ contentType: String?) -> Self {
+        .init(status: .unsupportedMediaType, name: "UnsupportedMediaType",
+              message: "this method takes application/json, not \(contentType.map { QueryParameters.printable($0) } ?? "a body without Content-Type")")
+    }
     public static func rateLimited() -> Self {
         .init(status: .tooManyRequests, name: "RateLimited", message: "rate limit exceeded")
     }

@@ -1,11 +1,13 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error into the contract's JSON error body: a ``DeliveryError`` as it is,
 /// Hummingbird's own `HTTPError`s mapped onto the contract's names (an unmatched route is
-/// `NotFound`, a known path with the wrong method `MethodNotAllowed`), anything else
-/// `InternalError` without details (logged).
+/// `NotFound`, a known path with the wrong method `MethodNotAllowed`), a body that breaks
+/// HTTP framing `InvalidRequest` with `Connection: close`, anything else `InternalError`
+/// without details (logged).
 ///
 /// ``RequestLogMiddleware`` applies it outermost. A route collection whose own middleware
 /// must see the rejection as a response (CORS adds its headers only to responses it gets
@@ -38,6 +40,12 @@ package struct ContractErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as DeliveryError: mapped = error
         case let error as HTTPError: mapped = map(error, path: path)
+        case let error as HTTPParserError:
+            // The body broke HTTP framing (a bad chunk size, a body shorter than its
+            // Content-Length): the client's fault, and the connection cannot be reused.
+            var response = DeliveryError.invalidRequest("the request broke HTTP framing: \(error)").makeResponse()
+            response.headers[.connection] = "close"
+            return ("InvalidRequest", response)
         default:
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             mapped = .internalError()

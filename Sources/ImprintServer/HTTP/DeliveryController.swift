@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ImprintMLSWire
 import ImprintDelivery
 import NIOCore
 
@@ -49,6 +50,11 @@ struct DeliveryController: Sendable {
         try InputRules.nonEmpty(input.keyPackage, field: "keyPackage")
         try InputRules.cipherSuite(input.cipherSuite)
         guard input.expiresAt > now else { throw DeliveryError.invalidRequest("expiresAt is in the past") }
+        do {
+            _ = try KeyPackageShape(Array(input.keyPackage), cipherSuite: input.cipherSuite)
+        } catch {
+            throw DeliveryError.invalidRequest("keyPackage is not a well-formed MLS KeyPackage of suite \(input.cipherSuite): \(error)")
+        }
         let id = try await store.publishKeyPackage(NewKeyPackage(
             did: caller, keyPackage: input.keyPackage, cipherSuite: input.cipherSuite, expiresAt: input.expiresAt,
             now: now, limit: configuration.maxKeyPackagesPerDID))
@@ -144,6 +150,11 @@ struct DeliveryController: Sendable {
         try InputRules.epoch(input.epoch)
         try InputRules.did(input.did, field: "did")
         try InputRules.nonEmpty(input.commit, field: "commit")
+        // MLS has no commit that removes its own committer (RFC 9420 §12.2); a member who
+        // wants out calls leaveConvo and the next committer removes it.
+        guard input.did != caller else {
+            throw DeliveryError.invalidRequest("a member cannot remove itself; call leaveConvo, and another member commits the removal")
+        }
         return try json(try await store.removeMember(MemberRemoval(
             convoId: input.convoId, caller: caller, epoch: input.epoch, did: input.did, commit: input.commit, now: Date())))
     }

@@ -21,8 +21,11 @@ package enum RequestBodyReader {
         return try decode(type, from: buffer)
     }
 
-    /// The whole body, at most `limit` bytes and not empty.
+    /// The whole body, at most `limit` bytes, not empty, declared `application/json` and
+    /// without a key repeated in one object (JSONDecoder would keep one of them silently;
+    /// two readers of the same body must never see different values).
     private static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        guard isJSON(request.headers[.contentType]) else { throw DeliveryError.unsupportedMediaType(request.headers[.contentType]) }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
@@ -35,7 +38,17 @@ package enum RequestBodyReader {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
         guard buffer.readableBytes > 0 else { throw DeliveryError.invalidRequest("empty body; expected a JSON object") }
+        if let key = buffer.withUnsafeReadableBytes({ JSONDuplicateKey.first(in: $0) }) {
+            throw DeliveryError.invalidRequest("the key \"\(QueryParameters.printable(key))\" appears twice in one object")
+        }
         return buffer
+    }
+
+    /// `application/json`, with or without parameters (`; charset=utf-8`), in any case.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return media == "application/json"
     }
 
     private static func decode<Input: Decodable>(_ type: Input.Type, from buffer: ByteBuffer) throws -> Input {

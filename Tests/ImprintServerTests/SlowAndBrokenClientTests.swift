@@ -1,0 +1,167 @@
+import AsyncHTTPClient
+import Foundation
+import ImprintDelivery
+import ImprintServer
+import ImprintServerTestSupport
+import NIOCore
+import Testing
+
+/// Clients that break HTTP framing, send slowly or hold many connections: the server answers
+/// 4xx or closes the connection, never a 5xx, never waits forever, never lets one address hold
+/// every descriptor. Bodies of the wrong media type and JSON with repeated keys are refused.
+@Suite struct SlowAndBrokenClientTests {
+    /// A signed request head for `method` whose body the handler will read.
+    static func head(_ method: DeliveryMethod, extra: String) throws -> String {
+        let token = try ServiceAuthSigner().token(audience: RunningServer.serviceDID, method: method.nsid)
+        return "POST \(method.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n\(extra)\r\n"
+    }
+
+    @Test(arguments: StoreKind.available)
+    func bodiesThatBreakFramingAre400OrAClosedConnection(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            // An invalid chunk-size line.
+            let badChunk = try await RawSocket.connect(port: server.port)
+            try await badChunk.send(try Self.head(.createConvo, extra: "Transfer-Encoding: chunked\r\n") + "zz\r\n{}\r\n0\r\n\r\n")
+            let first = await badChunk.outcome(timeout: .seconds(10))
+            #expect(first.statusLine.hasPrefix("HTTP/1.1 400"), "\(first.statusLine)")
+
+            // A body that ends before its Content-Length.
+            let short = try await RawSocket.connect(port: server.port)
+            try await short.send(try Self.head(.createConvo, extra: "Content-Length: 100\r\n") + #"{"cipherSuite":"#)
+            try await short.finishSending()
+            let second = await short.outcome(timeout: .seconds(10))
+            #expect(second.statusLine.hasPrefix("HTTP/1.1 400") || (second.bytes.isEmpty && second.closedByServer), "\(second.statusLine)")
+
+            // A chunked body abandoned midway.
+            let abandoned = try await RawSocket.connect(port: server.port)
+            try await abandoned.send(try Self.head(.createConvo, extra: "Transfer-Encoding: chunked\r\n") + "5\r\n{\"ci")
+            try await abandoned.finishSending()
+            let third = await abandoned.outcome(timeout: .seconds(10))
+            #expect(third.statusLine.hasPrefix("HTTP/1.1 400") || (third.bytes.isEmpty && third.closedByServer), "\(third.statusLine)")
+
+            for outcome in [first, second, third] {
+                #expect(!outcome.statusLine.contains(" 5"), "a 5xx: \(outcome.statusLine)")
+            }
+            // The server is fine afterwards.
+            _ = try await server.client().getConvos()
+        }
+    }
+
+    @Test func halfSentHeadsAndStalledBodiesAreClosedAndEventStreamsAreNot() async throws {
+        try await withServer(.sqlite, configure: {
+            $0.connectionLimits.idleTimeout = .seconds(1)
+            $0.connectionLimits.bodyIdleTimeout = .milliseconds(500)
+        }) { server in
+            // Slowloris: half a head, then nothing.
+            let half = try await RawSocket.connect(port: server.port)
+            try await half.send("POST \(DeliveryMethod.createConvo.path) HTTP/1.1\r\nHost: x\r\n")
+            let halfOutcome = await half.outcome(timeout: .seconds(15))
+            #expect(halfOutcome.closedByServer && halfOutcome.seconds < 10, "closed \(halfOutcome.closedByServer) after \(halfOutcome.seconds) s")
+
+            // A connection that never sends anything.
+            let silent = try await RawSocket.connect(port: server.port)
+            let silentOutcome = await silent.outcome(timeout: .seconds(15))
+            #expect(silentOutcome.closedByServer && silentOutcome.seconds < 10)
+
+            // A whole head, then a body that stops.
+            let stalled = try await RawSocket.connect(port: server.port)
+            try await stalled.send(try Self.head(.createConvo, extra: "Content-Length: 100\r\n") + #"{"cipherSuite":"#)
+            let stalledOutcome = await stalled.outcome(timeout: .seconds(15))
+            #expect(stalledOutcome.closedByServer && stalledOutcome.seconds < 10, "closed \(stalledOutcome.closedByServer) after \(stalledOutcome.seconds) s")
+            #expect(!stalledOutcome.statusLine.contains(" 5"), "\(stalledOutcome.statusLine)")
+
+            // An event stream is a request in progress, not an idle connection: it outlives
+            // the idle timeout (heartbeats every second in tests).
+            let client = server.client()
+            let stream = try await RawSocket.connect(port: server.port)
+            let token = try client.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.subscribeConvoEvents.nsid)
+            try await stream.send("GET \(DeliveryMethod.subscribeConvoEvents.path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            let streamOutcome = await stream.outcome(timeout: .seconds(3))
+            #expect(!streamOutcome.closedByServer, "the event stream was closed after \(streamOutcome.seconds) s")
+            #expect(streamOutcome.statusLine.hasPrefix("HTTP/1.1 200"), "\(streamOutcome.statusLine)")
+
+            // Ordinary calls are unaffected.
+            _ = try await client.getConvos()
+        }
+    }
+
+    @Test func oneAddressCannotHoldMoreThanItsConnections() async throws {
+        try await withServer(.sqlite, configure: { $0.connectionLimits.maxConnectionsPerAddress = 3 }) { server in
+            var held: [RawSocket] = []
+            for _ in 0..<3 { held.append(try await RawSocket.connect(port: server.port)) }
+            // Give the server a moment to count them, then one more is closed at once.
+            try await Task.sleep(for: .milliseconds(200))
+            let extra = try await RawSocket.connect(port: server.port)
+            try? await extra.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let refused = await extra.outcome(timeout: .seconds(5))
+            #expect(refused.closedByServer && refused.bytes.isEmpty, "\(refused.statusLine)")
+            // Once one closes, a new connection is served.
+            _ = await held.removeLast().outcome(timeout: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(200))
+            let next = try await RawSocket.connect(port: server.port)
+            try await next.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let served = await next.outcome(timeout: .seconds(5))
+            #expect(served.statusLine.hasPrefix("HTTP/1.1 200"), "\(served.statusLine)")
+            for socket in held { _ = await socket.outcome(timeout: .milliseconds(1)) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func jsonMethodsTakeJSONOnly(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let signer = ServiceAuthSigner()
+            for contentType in ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", nil] {
+                let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.createConvo.nsid)
+                var headers = [("Authorization", "Bearer \(token)")]
+                if let contentType { headers.append(("Content-Type", contentType)) }
+                let response = try await RawHTTP.send(server, .POST, DeliveryMethod.createConvo.path, headers: headers,
+                                                      body: Data(json: #"{"cipherSuite": 1}"#))
+                #expect(response.status == 415, "\(contentType ?? "none"): \(response.text)")
+                #expect(response.errorName == "UnsupportedMediaType")
+            }
+            let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.createConvo.nsid)
+            let withCharset = try await RawHTTP.send(server, .POST, DeliveryMethod.createConvo.path,
+                                                     headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "Application/JSON; charset=utf-8")],
+                                                     body: Data(json: #"{"cipherSuite": 1}"#))
+            #expect(withCharset.status == 200, "\(withCharset.text)")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func repeatedKeysAreRefused(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let signer = ServiceAuthSigner()
+            let bodies = [
+                #"{"cipherSuite": 1, "cipherSuite": 2}"#,
+                #"{"cipherSuite": 1, "title": "a", "\u0074itle": "b"}"#,
+                #"{"cipherSuite": 1, "title": "x", "convoId": "c1", "convoId": "c2"}"#,
+            ]
+            for body in bodies {
+                let response = try await RawHTTP.call(server, .createConvo, signer: signer, body: Data(json: body))
+                #expect(response.status == 400 && response.errorName == "InvalidRequest", "\(body): \(response.text)")
+                #expect(response.errorBody?.message.contains("appears twice") == true, "\(response.text)")
+            }
+            // The same key in different objects is fine.
+            let nested = try await RawHTTP.call(server, .registerStorage, signer: signer,
+                                                body: Data(json: #"{"provider": {"type": "folder", "config": {"type": "x"}}}"#))
+            #expect(nested.status == 200, "\(nested.text)")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aMemberCannotRemoveItselfAndTheLastToLeaveClosesTheConvo(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server)
+            let owner = fixture.owner
+            await expectServiceError(400, "InvalidRequest") {
+                try await owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: 0, did: owner.did, commit: Data([1, 2])))
+            }
+            // The creator is the only member; leaving closes the convo: nobody can act on it.
+            try await owner.leaveConvo(convoId: fixture.convoId)
+            #expect(try await owner.getConvos().convos.allSatisfy { $0.id != fixture.convoId })
+            await expectServiceError(403, "NotMember") {
+                try await owner.sendMessage(SendMessageInput(convoId: fixture.convoId, epoch: 0, messageType: .app, hash: fakeHash(1), size: 1))
+            }
+        }
+    }
+}
