@@ -14,17 +14,12 @@ import ServiceLifecycle
 /// with homes of their own sharing one document end-to-end encrypted, one of them offline for
 /// a while, then removed; and a look at what the server stored.
 enum CoEditingDemo {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    static func run(_ report: DemoReport) throws {
+        report.say("Co-editing: three people, one server that reads nothing, a removal", heading: true)
+        try runBlocking { try await walkThrough(report) }
     }
 
-    static func run() throws {
-        print("")
-        print("== Co-editing: three people, one server that reads nothing, a removal ==")
-        try runBlocking { try await walkThrough() }
-    }
-
-    static func walkThrough() async throws {
+    static func walkThrough(_ report: DemoReport) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-demo-coedit-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root + "/server", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -44,9 +39,11 @@ enum CoEditingDemo {
         let server = Task { try await group.run() }
         defer { server.cancel() }
         var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else { throw Failure(description: "the demo server did not start") }
+        guard let port = await portIterator.next() else { throw DemoReport.Failure(description: "the demo server did not start") }
         let url = "http://127.0.0.1:\(port)"
-        print("server:                   Delivery Service + zone service on \(url) (SQLite, in this process)")
+        report.say("server:                   Delivery Service + zone service on \(url) (SQLite, in this process)")
+        try report.check("server started", true, "Delivery Service and zone service on \(url), SQLite in a temporary directory")
+        report.progress("three identities publish their key packages")
 
         func person(_ name: String) async throws -> (account: SyncAccount, device: DeviceID, bundle: String) {
             let home = ImprintHome(path: root + "/home-\(name)")
@@ -56,7 +53,7 @@ enum CoEditingDemo {
             return (account, try DeviceID(name), root + "/\(name).imprint")
         }
         let ada = try await person("ada"), ben = try await person("ben"), cy = try await person("cy")
-        print("identities:               ada, ben, cy (did:key each, key packages published)")
+        report.say("identities:               ada, ben, cy (did:key each, key packages published)")
 
         let secret = "Quarterly plan: ship the encrypted editor"
         let created = try DocumentBundle.create(at: ada.bundle, device: ada.device, title: "Plan")
@@ -65,7 +62,10 @@ enum CoEditingDemo {
         try await adaDoc.invite([ben.account.did, cy.account.did])
         let benDoc = try await SharedDocument.join(convoId: adaDoc.convoId, account: ben.account, bundleAt: ben.bundle, device: ben.device)
         let cyDoc = try await SharedDocument.join(convoId: adaDoc.convoId, account: cy.account, bundleAt: cy.bundle, device: cy.device)
-        print("shared and joined:        convo \(adaDoc.convoId.prefix(12))…, epoch \(try await adaDoc.members().epoch), 3 members")
+        let members = try await adaDoc.members()
+        report.say("shared and joined:        convo \(adaDoc.convoId.prefix(12))…, epoch \(members.epoch), 3 members")
+        try report.check("shared, invited, joined", members.members.count == 3, "MLS group of \(members.members.count) at epoch \(members.epoch), one Welcome per new member")
+        report.progress("concurrent edits, one person offline")
 
         // Concurrent edits; Cy is offline for a while and edits anyway.
         try await adaDoc.edit { try $0.insert(" Ada: draft the launch note.", at: try $0.text().count) }
@@ -75,13 +75,13 @@ enum CoEditingDemo {
         try await benDoc.push()
         try await adaDoc.pull()
         try await benDoc.pull()
-        print("ada and ben, online:      \(try await adaDoc.text().debugDescription)")
+        report.say("ada and ben, online:      \(try await adaDoc.text().debugDescription)")
         try await cyDoc.pull() // back online: catches up, then sends what it wrote offline
         try await cyDoc.push()
         for doc in [adaDoc, benDoc] { try await doc.pull() }
         let texts = [try await adaDoc.text(), try await benDoc.text(), try await cyDoc.text()]
-        guard Set(texts).count == 1 else { throw Failure(description: "the three copies differ: \(texts)") }
-        print("cy back online, merged:   \(texts[0].debugDescription) (same on all three)")
+        report.say("cy back online, merged:   \(texts[0].debugDescription)\(Set(texts).count == 1 ? " (same on all three)" : "")")
+        try report.check("concurrent edits merge", Set(texts).count == 1, Set(texts).count == 1 ? "three copies equal after an offline edit" : "the copies differ: \(texts)")
 
         // Cy is removed; what follows is unreadable to Cy and the servers refuse Cy.
         try await adaDoc.remove(cy.account.did)
@@ -95,10 +95,10 @@ enum CoEditingDemo {
             refused = true
         }
         let cyText = try await cyDoc.text()
-        guard refused, !cyText.contains("moved on"), try await benDoc.text().contains("moved on") else {
-            throw Failure(description: "the removed member was not cut off")
-        }
-        print("cy removed:               ben reads the next edit; cy is refused and its copy stops at the removal")
+        let benText = try await benDoc.text()
+        let cutOff = refused && !cyText.contains("moved on") && benText.contains("moved on")
+        if cutOff { report.say("cy removed:               ben reads the next edit; cy is refused and its copy stops at the removal") }
+        try report.check("removed member cut off", cutOff, "after the removal commit, ben reads the next edit; cy is refused (\(refused)) and reads nothing new")
 
         // What the server holds: search every byte it stored for the document's words.
         let needle = Array("ship the encrypted editor".utf8)
@@ -111,8 +111,8 @@ enum CoEditingDemo {
                 if data.range(of: Data(needle)) != nil { found = true }
             }
         }
-        guard !found else { throw Failure(description: "the server stored the document's words in plaintext") }
-        print("server stored:            \(bytes) bytes in \(files) files; the words \"ship the encrypted editor\" appear in none")
+        if !found { report.say("server stored:            \(bytes) bytes in \(files) files; the words \"ship the encrypted editor\" appear in none") }
+        try report.check("no plaintext on the server", !found, "\(bytes) bytes in \(files) server files scanned for the document's words: \(found ? "FOUND" : "none")")
 
         await group.triggerGracefulShutdown()
         try await server.value

@@ -7,8 +7,26 @@ import ImprintCRDT
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show what Imprint can do today.")
 
+    @Flag(help: "Print one JSON object, {\"steps\": [{\"name\", \"ok\", \"ms\", \"detail\"}], \"ok\"}, and no narration.")
+    var json = false
+
     func run() throws {
-        print("== Imprint demo: two replicas, concurrent edits, sync, convergence ==")
+        let report = DemoReport(json: json)
+        do {
+            try replicas(report)
+            try FolderSyncDemo.run(report)
+            try CoEditingDemo.run(report)
+            try ReviewerDemo.run(report)
+        } catch {
+            report.fail(error)
+        }
+        report.finish()
+        if !report.ok { throw ExitCode(1) }
+    }
+
+    /// Two replicas of one document edit concurrently while offline, then converge.
+    func replicas(_ report: DemoReport) throws {
+        report.say("Imprint demo: two replicas, concurrent edits, sync, convergence", heading: true)
         let laptop = Document(actor: .named("laptop"))
         let body = try laptop.change(message: "create") { tx -> ObjectID in
             try tx.put(.root, "title", "Field notes")
@@ -19,7 +37,7 @@ struct Demo: ParsableCommand {
         }
         let phone = Document(actor: .named("phone"))
         try phone.apply(laptop.allChanges())
-        print("laptop and phone share:   \(try laptop.text(body).debugDescription)")
+        report.say("laptop and phone share:   \(try laptop.text(body).debugDescription)")
 
         // Offline, both edit the same sentence and the same title.
         let cursor = try laptop.cursor(body, at: 10)  // before "was"
@@ -33,8 +51,8 @@ struct Demo: ParsableCommand {
             try tx.put(.root, "title", "Field notes (phone)")
             try tx.increment(.root, "edits")
         }
-        print("laptop, offline:          \(try laptop.text(body).debugDescription)")
-        print("phone, offline:           \(try phone.text(body).debugDescription)")
+        report.say("laptop, offline:          \(try laptop.text(body).debugDescription)")
+        report.say("phone, offline:           \(try phone.text(body).debugDescription)")
 
         // Sync until neither side has anything to say.
         var laptopState = SyncState()
@@ -49,29 +67,29 @@ struct Demo: ParsableCommand {
             if let m = toLaptop { bytes += m.count; try laptop.receiveSyncMessage(&laptopState, m) }
             rounds += 1
         }
-        print("sync:                     \(rounds) round trips, \(bytes) bytes")
-        print("laptop after sync:        \(try laptop.text(body).debugDescription)")
-        print("phone after sync:         \(try phone.text(body).debugDescription)")
+        report.say("sync:                     \(rounds) round trips, \(bytes) bytes")
+        report.say("laptop after sync:        \(try laptop.text(body).debugDescription)")
+        report.say("phone after sync:         \(try phone.text(body).debugDescription)")
         let titles = try laptop.conflicts(.root, "title").compactMap(\.string)
-        print("title conflict kept:      \(titles) -> winner \(try laptop.get(.root, "title")?.string ?? "-")")
-        print("counter (both +1):        \(try laptop.get(.root, "edits")?.int ?? 0)")
-        print("cursor before \"was\":      index \(try laptop.index(of: cursor, in: body)) on both")
+        report.say("title conflict kept:      \(titles) -> winner \(try laptop.get(.root, "title")?.string ?? "-")")
+        report.say("counter (both +1):        \(try laptop.get(.root, "edits")?.int ?? 0)")
+        report.say("cursor before \"was\":      index \(try laptop.index(of: cursor, in: body)) on both")
 
         let converged = try laptop.jsonValue() == phone.jsonValue() && laptop.currentHeads == phone.currentHeads
-        print("converged:                \(converged) (heads \(laptop.currentHeads.map { String($0.hex.prefix(8)) }))")
+        report.say("converged:                \(converged) (heads \(laptop.currentHeads.map { String($0.hex.prefix(8)) }))")
+        try report.check("replicas converge", converged, "\(rounds) sync round trips, \(bytes) bytes; text, title conflict and counter agree")
 
         // Full history survives a save/load round trip, and old versions stay readable.
         let saved = laptop.save()
         let reloaded = try Document.load(saved)
         let first = try reloaded.fork(at: [laptop.allChanges()[0].hash])
-        print("saved with history:       \(saved.count) bytes; reloaded equal: \(try reloaded.jsonValue() == laptop.jsonValue())")
-        print("version 1, from history:  \(try first.text(body).debugDescription)")
+        let reloadedEqual = try reloaded.jsonValue() == laptop.jsonValue()
+        report.say("saved with history:       \(saved.count) bytes; reloaded equal: \(reloadedEqual)")
+        report.say("version 1, from history:  \(try first.text(body).debugDescription)")
         try laptop.undo()
-        print("laptop undoes its edit:   \(try laptop.text(body).debugDescription)")
-        guard converged else { throw ExitCode(1) }
-
-        try FolderSyncDemo.run()
-        try CoEditingDemo.run()
-        try ReviewerDemo.run()
+        report.say("laptop undoes its edit:   \(try laptop.text(body).debugDescription)")
+        let undone = try laptop.text(body) == "The river was calm today. Two herons fished near the bank."
+        try report.check("history and undo", reloadedEqual && undone,
+                         "saved with history in \(saved.count) bytes, reloaded equal, version 1 readable, undo")
     }
 }
