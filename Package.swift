@@ -7,6 +7,12 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ImprintCRDT", targets: ["ImprintCRDT"]),
+        // Bundles in shared folders: ImprintStore (engine-aware) over ImprintBundle (files).
+        .library(name: "ImprintStore", targets: ["ImprintStore"]),
+        .library(name: "ImprintBundle", targets: ["ImprintBundle"]),
+        .library(name: "ImprintMLS", targets: ["ImprintMLS"]),
+        .library(name: "ImprintKeys", targets: ["ImprintKeys"]),
+        .library(name: "ImprintZones", targets: ["ImprintZones"]),
         // End-to-end encrypted co-editing (SharedDocument); brings the bundle, MLS, key-store,
         // zone and Delivery Service client modules with it.
         .library(name: "ImprintSync", targets: ["ImprintSync"]),
@@ -411,6 +417,12 @@ let package = Package(
 
         // MARK: Samples
         .executableTarget(name: "sample-coediting", dependencies: ["ImprintCRDT"], path: "Samples/CoEditing"),
+        .executableTarget(name: "sample-folder-sync", dependencies: ["ImprintStore", "ImprintBundle"], path: "Samples/FolderSync"),
+        .executableTarget(name: "sample-shared-document", dependencies: ["ImprintSync", "ImprintStore", "ImprintKeys", "ImprintBundle"], path: "Samples/SharedDocument"),
+        .executableTarget(
+            name: "sample-reviewer-export",
+            dependencies: ["ImprintSnapshot", "ImprintStore", "ImprintBundle", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Samples/ReviewerExport"),
 
         // MARK: Executables
         .executableTarget(
