@@ -3,8 +3,8 @@ import Foundation
 /// A collaborative document: a root map holding nested maps, lists, text and scalars,
 /// with its full change history.
 ///
-/// Edit it inside ``change(message:_:)``; exchange ``Change``s (or use ``merge(_:)``,
-/// ``save()`` / ``load(_:)``, or the sync protocol) to converge with other replicas.
+/// Edit it inside ``change(message:time:_:)``; exchange ``Change``s (or use ``merge(_:)-(Document)``,
+/// ``save()`` / ``load(_:actor:)``, or the sync protocol) to converge with other replicas.
 /// A `Document` is not thread-safe: confine it to one task or actor.
 public final class Document {
     /// The actor this replica writes as.

@@ -8,7 +8,7 @@ import ImprintStore
 
 /// Exports a document as a reviewer snapshot: ``ReviewContent`` at the chosen heads,
 /// compressed with raw DEFLATE, sealed with AES-256-GCM under a fresh random key (never a
-/// group key), and wrapped in one self-contained HTML viewer (``ViewerPage``).
+/// group key), and wrapped in one self-contained HTML viewer (`ViewerPage`, in ImprintReviewViewer).
 ///
 /// ```swift
 /// let commentKey = P256.KeyAgreement.PrivateKey()   // keep it: it reads the comments
