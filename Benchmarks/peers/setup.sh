@@ -9,8 +9,8 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" >&2
 fi
-PKGS=(loro==1.17.1 pycrdt==0.14.13 agentvault-mls-rs-uniffi==0.1.1 selenium==4.27.1 marionette-driver==3.7.1)
-if ! "$VENV/bin/python" -m pip show loro pycrdt agentvault-mls-rs-uniffi selenium marionette-driver >/dev/null 2>&1 \
+PKGS=(loro==1.17.1 pycrdt==0.14.13 agentvault-mls-rs-uniffi==0.1.1 selenium==4.27.1 marionette-driver==3.7.1 pycrdt-websocket==0.16.5 pycrdt-store==0.1.5 websockets==17.4)
+if ! "$VENV/bin/python" -m pip show loro pycrdt agentvault-mls-rs-uniffi selenium marionette-driver pycrdt-websocket pycrdt-store websockets >/dev/null 2>&1 \
    || ! "$VENV/bin/python" - "${PKGS[@]}" <<'PYEOF'
 import sys
 from importlib.metadata import version

@@ -36,6 +36,9 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "sustained: seconds of typing.") var seconds = 60
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
     @Flag(help: "Print one JSON object.") var json = false
+    @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
+    var relayPython = ".venv-peers/bin/python"
+    @Option(help: "latency: the relay peer script.") var relayScript = "Benchmarks/peers/yjs_relay_bench.py"
 
     func run() async throws {
         let directory = NSTemporaryDirectory() + "imprint-bench-sync-\(UUID().uuidString)"
@@ -116,10 +119,18 @@ struct SyncBenchmark: AsyncParsableCommand {
         }
         guard try await bobDoc.text() == aliceDoc.text() else { throw ValidationError("latency: the two copies differ at the end") }
         let sorted = samples.sorted()
-        return [("edits", "\(samples.count)"), ("p50_ms", Clock.format(Clock.median(sorted))),
-                ("p99_ms", Clock.format(sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])),
-                ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count)))),
-                ("edit_p50_ms", Clock.format(Clock.median(editTimes))), ("push_p50_ms", Clock.format(Clock.median(pushTimes)))]
+        let p50 = Clock.median(sorted), p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        var fields = [("edits", "\(samples.count)"), ("p50_ms", Clock.format(p50)), ("p99_ms", Clock.format(p99)),
+                      ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count)))),
+                      ("edit_p50_ms", Clock.format(Clock.median(editTimes))), ("push_p50_ms", Clock.format(Clock.median(pushTimes)))]
+        // The plaintext Yjs relay, same machine, same run, same number of sequential edits.
+        if !relayPython.isEmpty {
+            if !json { FileHandle.standardError.write(Data("latency: the plaintext Yjs relay\n".utf8)) }
+            let relay = try RelayPeer.run(python: relayPython, script: relayScript, edits: edits)
+            fields += [("relay_p50_ms", Clock.format(relay.p50)), ("relay_p99_ms", Clock.format(relay.p99)),
+                       ("ratio_p50", Clock.format(p50 / relay.p50)), ("ratio_p99", Clock.format(p99 / relay.p99))]
+        }
+        return fields
     }
 
     func join(directory: String, serverURL: String) async throws -> [(String, String)] {
@@ -341,5 +352,28 @@ extension Array {
         var out: [T] = []
         for element in self { out.append(try await transform(element)) }
         return out
+    }
+}
+
+/// `Benchmarks/peers/yjs_relay_bench.py`: pycrdt-websocket with an SQLite store, measured
+/// the way `latency` measures Imprint.
+enum RelayPeer {
+    static func run(python: String, script: String, edits: Int) throws -> (p50: Double, p99: Double) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).json").path
+        FileManager.default.createFile(atPath: output, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, "--edits", "\(edits)", "--json"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output),
+              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let p50 = object["p50_ms"] as? Double, let p99 = object["p99_ms"] as? Double else {
+            throw ValidationError("the Yjs relay peer failed (run Benchmarks/peers/setup.sh; or pass --relay-python '' to skip it)")
+        }
+        return (p50, p99)
     }
 }

@@ -1,16 +1,22 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose request body stalls: once a request head has arrived, body
-/// parts must follow one another within `idle` and the body must end within `deadline`
-/// (``ConnectionLimits``). A closed connection ends the handler's body stream with an error,
-/// which the server answers as a client error (`ContractErrorMiddleware`), never a 5xx.
-final class RequestBodyTimeout: ChannelInboundHandler, RemovableChannelHandler {
+/// Closes a connection whose request body stalls: once a request head has arrived, the body
+/// must keep coming while the server is reading it (no gap longer than `idle` between a read
+/// the server asked for and the next body part) and must end within `deadline`
+/// (``ConnectionLimits``). The idle clock runs only while the server wants data: a handler
+/// that has not started reading yet (backpressure) is the server's delay, not the client's.
+/// A closed connection ends the handler's body stream with an error, which the server
+/// answers as a client error (`ContractErrorMiddleware`), never a 5xx.
+final class RequestBodyTimeout: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     private let idle: TimeAmount
     private let deadline: TimeAmount
+    private var inBody = false
     private var idleTask: Scheduled<Void>?
     private var deadlineTask: Scheduled<Void>?
 
@@ -23,15 +29,21 @@ final class RequestBodyTimeout: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             cancel()
+            inBody = true
             deadlineTask = schedule(context, in: deadline)
-            idleTask = schedule(context, in: idle)
         case .body:
             idleTask?.cancel()
-            idleTask = schedule(context, in: idle)
+            idleTask = nil
         case .end:
             cancel()
         }
         context.fireChannelRead(data)
+    }
+
+    /// The server asks for more bytes: from now the client has `idle` to send some.
+    func read(context: ChannelHandlerContext) {
+        if inBody, idleTask == nil { idleTask = schedule(context, in: idle) }
+        context.read()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -51,6 +63,7 @@ final class RequestBodyTimeout: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func cancel() {
+        inBody = false
         idleTask?.cancel()
         deadlineTask?.cancel()
         idleTask = nil
