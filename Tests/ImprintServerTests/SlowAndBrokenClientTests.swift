@@ -143,6 +143,10 @@ import Testing
                 #expect(response.status == 400 && response.errorName == "InvalidRequest", "\(body): \(response.text)")
                 #expect(response.errorBody?.message.contains("appears twice") == true, "\(response.text)")
             }
+            // sendMessage's flat fast path declines a repeated key, and the full path refuses it.
+            let send = try await RawHTTP.call(server, .sendMessage, signer: signer, body: Data(json:
+                #"{"convoId": "a", "epoch": 0, "messageType": "app", "hash": "\#(fakeHash(1))", "size": 1, "convoId": "b"}"#))
+            #expect(send.status == 400 && send.errorBody?.message.contains("appears twice") == true, "\(send.text)")
             // The same key in different objects is fine.
             let nested = try await RawHTTP.call(server, .registerStorage, signer: signer,
                                                 body: Data(json: #"{"provider": {"type": "folder", "config": {"type": "x"}}}"#))

@@ -9,16 +9,12 @@ import ImprintEncoding
 /// the scan gives up and the decoder reports it.
 ///
 /// ```swift
-/// JSONDuplicateKey.first(in: #"{"a": {"b": 1, "b": 2}}"#.utf8)  // "b"
+/// Array(#"{"a": {"b": 1, "b": 2}}"#.utf8).withUnsafeBytes { JSONDuplicateKey.first(in: $0) }  // "b"
 /// ```
 enum JSONDuplicateKey {
     private enum Frame {
         case object(keys: Set<String>, expectingKey: Bool)
         case array
-    }
-
-    static func first<Bytes: Collection>(in bytes: Bytes) -> String? where Bytes.Element == UInt8 {
-        Array(bytes).withUnsafeBytes { first(in: $0) }
     }
 
     static func first(in bytes: UnsafeRawBufferPointer) -> String? {

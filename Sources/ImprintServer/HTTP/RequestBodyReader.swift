@@ -21,9 +21,7 @@ package enum RequestBodyReader {
         return try decode(type, from: buffer)
     }
 
-    /// The whole body, at most `limit` bytes, not empty, declared `application/json` and
-    /// without a key repeated in one object (JSONDecoder would keep one of them silently;
-    /// two readers of the same body must never see different values).
+    /// The whole body, at most `limit` bytes, not empty and declared `application/json`.
     private static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         guard isJSON(request.headers[.contentType]) else { throw DeliveryError.unsupportedMediaType(request.headers[.contentType]) }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
@@ -38,9 +36,6 @@ package enum RequestBodyReader {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
         guard buffer.readableBytes > 0 else { throw DeliveryError.invalidRequest("empty body; expected a JSON object") }
-        if let key = buffer.withUnsafeReadableBytes({ JSONDuplicateKey.first(in: $0) }) {
-            throw DeliveryError.invalidRequest("the key \"\(QueryParameters.printable(key))\" appears twice in one object")
-        }
         return buffer
     }
 
@@ -51,7 +46,13 @@ package enum RequestBodyReader {
         return media == "application/json"
     }
 
+    /// `JSONDecoder`, after refusing a key repeated in one object (the decoder would keep one
+    /// of them silently; two readers of one body must never see different values). The plain
+    /// fast path needs no such scan: `FlatJSONReader` refuses repeated keys itself.
     private static func decode<Input: Decodable>(_ type: Input.Type, from buffer: ByteBuffer) throws -> Input {
+        if let key = buffer.withUnsafeReadableBytes({ JSONDuplicateKey.first(in: $0) }) {
+            throw DeliveryError.invalidRequest("the key \"\(QueryParameters.printable(key))\" appears twice in one object")
+        }
         do {
             return try WireJSON.decoder().decode(Input.self, from: buffer)
         } catch let error as DecodingError {
