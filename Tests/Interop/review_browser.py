@@ -164,8 +164,11 @@ class FirefoxPage:
             "browser.download.manager.showWhenStarting": False, "network.proxy.type": 0,
         }
         binary = shutil.which("firefox-esr") or shutil.which("firefox") or "/usr/bin/firefox-esr"
+        # Firefox's own log (default: gecko.log in the working directory) goes to a folder of
+        # our own, removed with the browser.
+        self.log_dir = tempfile.mkdtemp(prefix="imprint-gecko-")
         self.client = Marionette(bin=binary, headless=True, port=free_port(), profile=profile, prefs=prefs,
-                                 startup_timeout=90, verbose=0)
+                                 startup_timeout=90, verbose=0, gecko_log=os.path.join(self.log_dir, "gecko.log"))
         self.client.start_session()
         self.client.set_window_rect(width=1200, height=900)
 
@@ -195,6 +198,7 @@ class FirefoxPage:
             self.client.delete_session()
         finally:
             self.client.cleanup()
+            shutil.rmtree(self.log_dir, ignore_errors=True)
 
 
 def free_port():
