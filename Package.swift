@@ -157,7 +157,7 @@ let package = Package(
             name: "ImprintSnapshotTests",
             dependencies: [
                 "ImprintSnapshot", "ImprintStore", "ImprintCRDT", "ImprintBundle", "ImprintTestSupport", "ImprintKeys",
-                "ImprintDelivery",
+                "ImprintDelivery", "ImprintServerTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

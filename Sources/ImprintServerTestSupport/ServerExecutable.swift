@@ -38,6 +38,24 @@ public enum ServerExecutable {
         return (process, output)
     }
 
+    /// Starts the binary with `arguments` (which should include `--port 0`) and waits until it
+    /// logs the port it listens on; throws, with what it printed, if it exits or stays silent.
+    public static func launchListening(_ arguments: [String], attempts: Int = 600) async throws -> (process: Process, port: Int, stderr: Output) {
+        let (process, output) = try launch(arguments)
+        for _ in 0..<attempts {
+            if let match = output.value.firstMatch(of: /port=(\d+)/), let port = Int(match.1) { return (process, port, output) }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning { process.terminate() }
+        throw NotListening(output: output.value)
+    }
+
+    public struct NotListening: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "imprint-server did not log a listening port: \(output)" }
+    }
+
     /// Text a child process writes, collected as it arrives.
     public final class Output: @unchecked Sendable {
         private let lock = NSLock()

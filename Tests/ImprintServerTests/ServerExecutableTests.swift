@@ -10,15 +10,9 @@ import Testing
 @Suite struct ServerExecutableTests {
     @Test func servesOnDefaultSQLiteAndExitsZeroOnSIGTERM() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-exe-\(UUID().uuidString)")
-        let (process, output) = try ServerExecutable.launch(["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"])
+        let (process, bound, output) = try await ServerExecutable.launchListening(
+            ["--port", "0", "--data", data.path, "--service-did", "did:web:exe.test"], attempts: 200)
         defer { if process.isRunning { process.terminate() } }
-
-        var port: Int?
-        for _ in 0..<200 where port == nil {
-            try await Task.sleep(for: .milliseconds(50))
-            if let match = output.value.firstMatch(of: /port=(\d+)/) { port = Int(match.1) }
-        }
-        let bound = try #require(port, "no listening line in: \(output.value)")
         let client = DeliveryClient(baseURL: "http://127.0.0.1:\(bound)", serviceDID: "did:web:exe.test", signer: ServiceAuthSigner(), httpClient: TestHTTP.client)
         #expect(try await client.health().did == "did:web:exe.test")
         let convo = try await client.createConvo(CreateConvoInput(cipherSuite: 1))

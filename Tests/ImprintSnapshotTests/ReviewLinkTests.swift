@@ -1,6 +1,7 @@
 import Foundation
 import ImprintDelivery
 import ImprintEncoding
+import ImprintServerTestSupport
 import ImprintTestSupport
 import Testing
 
@@ -17,30 +18,10 @@ import Testing
         let data: String
 
         init(in dir: TemporaryDirectory) async throws {
-            let executable = try #require(siblingExecutable("imprint-server"), "imprint-server is built by swift build --build-tests")
             data = dir.file("server-data")
-            let log = dir.file("server.log")
-            guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BrowserError("cannot create \(log)") }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--port", "0", "--data", data]
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-            process.standardError = process.standardOutput
-            try process.run()
-            self.process = process
-            var port: String?
-            for _ in 0..<300 where port == nil {
-                try await Task.sleep(for: .milliseconds(50))
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                if let range = text.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                    port = String(text[range].split(separator: ":").last ?? "")
-                }
-            }
-            guard let port else {
-                process.terminate()
-                throw BrowserError("imprint-server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-            }
-            url = "http://127.0.0.1:\(port)"
+            let started = try await ServerExecutable.launchListening(["--port", "0", "--data", data])
+            process = started.process
+            url = "http://127.0.0.1:\(started.port)"
         }
 
         func stop() {

@@ -11,15 +11,9 @@ import Testing
 @Suite struct ZoneCrashTests {
     /// Starts the executable on `data` and waits for its listening line (the port).
     static func launch(data: URL, db: String?) async throws -> (Process, Int) {
-        let (process, output) = try ServerExecutable.launch(
+        let started = try await ServerExecutable.launchListening(
             ["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID] + (db.map { ["--db", $0] } ?? []))
-        for _ in 0..<600 {
-            if let match = output.value.firstMatch(of: /port=(\d+)/), let port = Int(match.1) { return (process, port) }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        process.terminate()
-        throw ServerExecutable.MissingBinary(searched: ["no listening line: \(output.value)"])
+        return (started.process, started.port)
     }
 
     @Test(arguments: StoreKind.available)
