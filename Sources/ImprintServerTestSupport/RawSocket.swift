@@ -68,8 +68,7 @@ public final class RawSocket: Sendable {
     public func outcome(timeout: Duration) async -> Outcome {
         let timedOut = NIOLockedValueBox(false)
         let channel = self.channel
-        let timer = channel.eventLoop.scheduleTask(in: TimeAmount.nanoseconds(
-            timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
+        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             timedOut.withLockedValue { $0 = true }
             channel.close(promise: nil)
         }

@@ -70,10 +70,3 @@ final class RequestBodyTimeout: ChannelDuplexHandler, RemovableChannelHandler {
         deadlineTask = nil
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
