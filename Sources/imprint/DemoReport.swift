@@ -36,6 +36,7 @@ final class DemoReport: @unchecked Sendable {
 
     /// A progress note on a long step (stderr, so stdout stays the narration or the JSON).
     func progress(_ note: String) {
+        fflush(nil)  // the narration so far first, also when stdout is a pipe
         FileHandle.standardError.write(Data("  … \(note)\n".utf8))
     }
 
