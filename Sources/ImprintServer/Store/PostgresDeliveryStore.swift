@@ -9,7 +9,9 @@ import PostgresNIO
 /// - every seq/epoch change first locks the convo row (`SELECT … FOR UPDATE`), so seqs are
 ///   allocated one transaction at a time (gapless, unique) and exactly one of two commits
 ///   for the same epoch sees it unchanged; the other sees the new epoch and gets 409;
-/// - a key package is taken with `DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`,
+/// - a key package is published by one call of `imprint_publish_key_package` (count and
+///   insert under a per-DID advisory lock, so a DID never holds more than the limit) and
+///   taken with `DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`,
 ///   so concurrent callers never get the same row;
 /// - event rows are inserted under per-recipient advisory locks held until COMMIT
 ///   (`imprint_lock_event_recipients`), so each recipient's event ids become visible in id
@@ -129,18 +131,15 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     public func publishKeyPackage(_ package: NewKeyPackage) async throws -> String {
         let id = UUID().uuidString.lowercased()
-        try await transaction { connection in
-            let now = StoreTime.millis(package.now)
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(package.did), 0))", logger: self.logger)
-            try await connection.query("DELETE FROM key_packages WHERE did = \(package.did) AND expires_at <= \(now)", logger: self.logger)
-            let count = try await Self.single(Int.self, connection.query("SELECT COUNT(*)::BIGINT FROM key_packages WHERE did = \(package.did)", logger: self.logger)) ?? 0
-            guard count < package.limit else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
-            try await connection.query(
-                """
-                INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at)
-                VALUES (\(id), \(package.did), \(package.cipherSuite), \(package.keyPackage), \(StoreTime.millis(package.expiresAt)), \(now))
-                """, logger: self.logger)
-        }
+        let now = StoreTime.millis(package.now)
+        let expiresAt = StoreTime.millis(package.expiresAt)
+        let limit = Int64(package.limit)
+        let inserted = try await Self.single(Bool.self, client.query(
+            """
+            SELECT imprint_publish_key_package(\(id), \(package.did), \(package.cipherSuite), \(package.keyPackage),
+                                               \(expiresAt), \(now), \(limit))
+            """, logger: logger))
+        guard inserted == true else { throw DeliveryError.tooManyKeyPackages(limit: package.limit) }
         return id
     }
 

@@ -106,6 +106,9 @@ enum PostgresSchema {
             """,
             "ALTER TABLE members ADD COLUMN has_left BOOLEAN NOT NULL DEFAULT FALSE",
         ]),
+        (6, [
+            publishKeyPackageFunction,
+        ]),
     ]
 
     /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space
@@ -241,6 +244,37 @@ enum PostgresSchema {
             FROM unnest(v_dids) WITH ORDINALITY AS u (r, n) ORDER BY u.n;
 
             RETURN QUERY SELECT 'ok'::TEXT, v_new_epoch, v_seq, v_dids, v_providers;
+        END
+        $$
+        """
+
+    /// Publishes one key package in one round trip, or refuses it when its DID already has
+    /// `p_limit` unexpired ones: returns TRUE when the row was inserted.
+    ///
+    /// The per-DID advisory lock (held until COMMIT) makes "count, then insert" atomic among
+    /// concurrent publishers of one DID, so no DID ever holds more than the limit; expired rows
+    /// are dropped under the same lock first so they do not count. Before version 6 these were
+    /// five statements of one transaction holding the lock across every round trip, so a
+    /// burst of publishes for one DID queued behind each other's network latency; as one
+    /// statement the lock is held only while the function runs and commits.
+    static let publishKeyPackageFunction = """
+        CREATE OR REPLACE FUNCTION imprint_publish_key_package(
+            p_id TEXT, p_did TEXT, p_cipher_suite BIGINT, p_key_package BYTEA,
+            p_expires_at BIGINT, p_now BIGINT, p_limit BIGINT)
+        RETURNS BOOLEAN
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            v_count BIGINT;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended(p_did, 0));
+            DELETE FROM key_packages WHERE did = p_did AND expires_at <= p_now;
+            SELECT COUNT(*) INTO v_count FROM key_packages WHERE did = p_did;
+            IF v_count >= p_limit THEN
+                RETURN FALSE;
+            END IF;
+            INSERT INTO key_packages (id, did, cipher_suite, key_package, expires_at, created_at)
+            VALUES (p_id, p_did, p_cipher_suite, p_key_package, p_expires_at, p_now);
+            RETURN TRUE;
         END
         $$
         """
