@@ -453,6 +453,8 @@ let package = Package(
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "ImprintSync",
+                "ImprintServer",
+                "ImprintZones",
                 "ImprintSnapshot",
                 "ImprintTestSupport",
                 "ImprintKeys",

@@ -33,6 +33,20 @@ extension Document {
 
     /// Applies a change whose dependencies are all present.
     private func applyReady(_ c: Change) throws {
+        // Actors first seen in this change are interned to map its op ids; if the change is
+        // refused they are forgotten again, so a refused change leaves no trace (the actor
+        // table is saved with the document).
+        let actorsBefore = actors.count
+        do {
+            try integrateReady(c)
+        } catch {
+            for actor in actors[actorsBefore...] { actorIndex[actor] = nil }
+            actors.removeLast(actors.count - actorsBefore)
+            throw error
+        }
+    }
+
+    private func integrateReady(_ c: Change) throws {
         let d = c.decoded
         let map = d.actors.map { intern($0) }
         let author = map[0]

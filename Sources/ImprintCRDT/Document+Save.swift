@@ -440,11 +440,36 @@ extension Document {
             history.ops.append((try recordOf(op.id), op))
         }
         // Sequences.
+        var origins: [(SequenceState, origin: OpID, item: OpID)] = []
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder)
+            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder, origins: &origins)
         }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
+        // Every origin and every removed item must exist in its sequence, and an origin must
+        // come before its item in the history (an earlier change, or an earlier op of the same
+        // change), as `apply` demands of a change: otherwise the document would load but
+        // hand out changes that no replica, itself included, can apply.
+        // (Origins the format leaves out are inferred from neighbouring spans' counters, which
+        // damaged bytes can make point anywhere: all are checked.)
+        for (s, origin, item) in origins {
+            guard s.locate(origin) != nil else { throw CRDTError(.malformed, "insert origin unknown") }
+            let originRecord = try recordOf(origin), itemRecord = try recordOf(item)
+            guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
+                throw CRDTError(.malformed, "insert origin after its item")
+            }
+        }
+        for (_, op) in history.ops {
+            guard case .remove(let target, let n) = op.action, case .sequence(let s)? = objects[op.obj] else { continue }
+            var c = target.counter
+            while c < target.counter + n {
+                guard let loc = s.locate(OpID(counter: c, actor: target.actor)) else {
+                    throw CRDTError(.malformed, "remove of unknown item")
+                }
+                let span = loc.leaf.spans[loc.span]
+                c = span.id.counter + span.length
+            }
+        }
         // Registers from map ops, in Lamport order; ops into their records.
         for op in mapOps {
             let rec = try recordOf(op.id)
@@ -484,6 +509,20 @@ extension Document {
                 }
             }
         }
+        // No two ops may share an id: with the widths above, every change's counters are
+        // then each used exactly once.
+        var taken = CounterSet(actorCount: actors.count, maxCounter: maxCounter)
+        for (_, op) in history.ops where !taken.claim(actor: op.id.actor, start: op.id.counter, count: op.width) {
+            throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
+        }
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]! else { continue }
+            for leaf in s.leaves {
+                for sp in leaf.spans where !taken.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length) {
+                    throw CRDTError(.malformed, "an inserted item shares the id \(sp.id.counter) with another op")
+                }
+            }
+        }
         for (i, header) in history.headers.enumerated() where widths[i] != header.opCount {
             throw CRDTError(.malformed, "change \(i) declares \(header.opCount) ops but holds \(widths[i])")
         }
@@ -501,7 +540,8 @@ extension Document {
         return p
     }
 
-    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder) throws {
+    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder,
+                             origins: inout [(SequenceState, origin: OpID, item: OpID)]) throws {
         let n = try r.count(max: r.remaining * 64)
         let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
@@ -560,6 +600,9 @@ extension Document {
             }
             let left = flags[i] & 1 != 0 ? try origin(&originColumn) : inferredLeft[i]
             let right = flags[i] & 2 != 0 ? try origin(&originColumn) : inferredRight[i]
+            let item = OpID(counter: counters[i], actor: actorsCol[i])
+            if !left.isNone { origins.append((s, left, item)) }
+            if !right.isNone { origins.append((s, right, item)) }
             while runLeft == 0 {
                 runLeft = try deletedColumn.count(max: n)
                 deleted.toggle()

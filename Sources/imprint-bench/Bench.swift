@@ -5,6 +5,6 @@ struct ImprintBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imprint-bench",
         abstract: "Imprint benchmarks (build with -c release).",
-        subcommands: [TraceBenchmark.self, FormatStatsCommand.self, BundleBenchmark.self, MLSBenchmark.self, MLSCryptoBenchmark.self, SyncBenchmark.self, SnapshotBenchmark.self]
+        subcommands: [TraceBenchmark.self, FormatStatsCommand.self, BundleBenchmark.self, MLSBenchmark.self, MLSCryptoBenchmark.self, SyncBenchmark.self, ZoneBenchmark.self, KeyStoreBenchmark.self, SnapshotBenchmark.self]
     )
 }

@@ -255,7 +255,10 @@ struct ServerProcess {
     let url: String
     var pid: Int32 { process.processIdentifier }
 
-    static func start(executable: String?, data: String) throws -> ServerProcess {
+    /// - Parameters:
+    ///   - db: the `--db` URL (default: SQLite under `data`).
+    ///   - extraArguments: more flags (`--benchmark-endpoints`).
+    static func start(executable: String?, data: String, db: String? = nil, extraArguments: [String] = []) throws -> ServerProcess {
         let binary = executable ?? (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/imprint-server"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ValidationError("no imprint-server at \(binary): build it (swift build -c release --product imprint-server) or pass --server")
@@ -267,8 +270,9 @@ struct ServerProcess {
             // The per-DID rate limit (100/s, bursts of 500) is raised: one benchmark member sends
             // and fetches far more often than a person types, and throttling it would measure
             // the limiter, not the path.
-            process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--db", "sqlite:\(data)/ds.sqlite", "--data", data,
+            process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--db", db ?? "sqlite:\(data)/ds.sqlite", "--data", data,
                                  "--rate-limit", "100000", "--rate-burst", "100000", "--max-connections-per-address", "100000"]
+                + extraArguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

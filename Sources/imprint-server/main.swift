@@ -29,6 +29,9 @@ struct ImprintServerCommand: AsyncParsableCommand {
     var bodyTimeout: Double = 10
     @Option(name: .customLong("max-connections-per-address"), help: "Open connections each client IP address may hold.")
     var maxConnectionsPerAddress = 256
+    @Flag(name: .customLong("benchmark-endpoints"),
+          help: "Serve the two byte-moving routes imprint-bench measures its ceiling with (app.imprint.bench.*); never in production.")
+    var benchmarkEndpoints = false
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -74,7 +77,7 @@ struct ImprintServerCommand: AsyncParsableCommand {
         let zones = try await ZoneService.open(
             delivery: store, dataDirectory: URL(fileURLWithPath: data, isDirectory: true), configuration: zoneConfiguration)
         let serviceDID = configuration.serviceDID
-        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger, services: [zones]) { port in
+        let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger, services: benchmarkEndpoints ? [zones, ThroughputCeiling()] : [zones]) { port in
             logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(serviceDID)"])
         }
         let group = ServiceGroup(configuration: .init(

@@ -68,7 +68,6 @@ import ImprintFiles
         close(fd)
         let expected = Hex.encode(Array(hasher.finalize()))
 
-        let before = peakResidentBytes()
         let input = open(source, O_RDONLY)
         defer { close(input) }
         var largestRequest = 0
@@ -97,19 +96,9 @@ import ImprintFiles
         defer { try? handle.close() }
         #expect(try store.add(from: handle) == id)
         #expect(try store.list().map(\.id) == [id])
-        let growth = peakResidentBytes() - before
-        print("asset streaming: 96 MiB in and out, peak RSS grew by \(growth >> 20) MiB")
-        #expect(growth < 48 << 20, "peak memory grew by \(growth) bytes for a \(total)-byte asset")
+        // The memory bound itself is checked on the `imprint` process alone
+        // (`CLITests.assetsStreamInBoundedMemory`): this process's peak also counts every
+        // test running beside this one.
     }
 
-    func peakResidentBytes() -> Int {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024 // kilobytes on Linux
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss) // bytes on macOS
-        #endif
-    }
 }

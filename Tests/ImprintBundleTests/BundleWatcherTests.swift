@@ -14,9 +14,11 @@ import ImprintFiles
     }()
 
     func makeWatcher(_ store: BundleStore, _ mechanism: DirectoryWatchMechanism) -> DirectoryWatcher<BundleFingerprint> {
-        // With inotify the poll interval is long, so only inotify can wake the watcher in time.
+        // With inotify the poll interval is an hour, longer than any wait here, so a wake-up
+        // can only come from an inotify event: the test proves the mechanism by construction,
+        // not by timing how fast it woke.
         let watcher = DirectoryWatcher<BundleFingerprint>(layout: store.layout, ignoring: store.device,
-                                    pollInterval: mechanism == .inotify ? .seconds(30) : .milliseconds(50),
+                                    pollInterval: mechanism == .inotify ? .seconds(3600) : .milliseconds(50),
                                     forcePolling: mechanism == .polling)
         return watcher
     }
@@ -28,25 +30,21 @@ import ImprintFiles
         let done = DispatchSemaphore(value: 0)
         let failure = LockedBox<String?>(nil)
         let changeStarted = LockedBox<ContinuousClock.Instant?>(nil)
-        let changeFinished = LockedBox<ContinuousClock.Instant?>(nil)
         let thread = Thread {
             usleep(100_000)
             changeStarted.set(ContinuousClock.now)
             do { try change() } catch { failure.set("\(error)") }
-            changeFinished.set(ContinuousClock.now)
             done.signal()
         }
         thread.start()
-        let next = try watcher.waitForChange(since: fingerprint, timeout: .seconds(5))
+        // The timeout only bounds a broken watcher; it is far above any machine's delay.
+        let next = try watcher.waitForChange(since: fingerprint, timeout: .seconds(60))
         let wokeAt = ContinuousClock.now
         done.wait()
         #expect(failure.get() == nil, "\(label): the change itself failed")
         #expect(next != nil, "\(label): no wake-up")
-        if let started = changeStarted.get(), let finished = changeFinished.get() {
+        if let started = changeStarted.get() {
             #expect(wokeAt >= started, "\(label): woke before the change")
-            // Watcher latency counts from when the change was on disk: on a loaded machine the
-            // writer itself (open, fsync) can take seconds, which is not the watcher's delay.
-            #expect(wokeAt < finished || wokeAt - finished < .seconds(3), "\(label): woke too late")
         }
         return try watcher.fingerprint()
     }

@@ -44,28 +44,20 @@ import ImprintTestSupport
     }
 
     /// Three processes append to one log at once, each in small pieces per write(2) call.
-    /// Without the lock their pieces would interleave and corrupt frames.
+    /// Without the lock their pieces would interleave and corrupt frames. The writers go in
+    /// step (`hammer-in-step`: record i of each only once all have written record i - 1), so
+    /// every record is attempted together with the other two writers' and the log's writer
+    /// changes at every record by construction, whatever the scheduler does.
     @Test func concurrentProcessesNeverInterleaveFrames() throws {
-        // Every attempt checks integrity; the scheduler decides whether the processes really
-        // overlapped, so a loaded machine gets a few attempts to produce an interleaving
-        // (without one the test would prove nothing).
-        var switches = 0
-        for _ in 0..<5 where switches <= 2 {
-            switches = try hammerOnce()
-        }
-        #expect(switches > 2, "the three writers never overlapped in 5 attempts")
-    }
-
-    /// Runs three hammering writers once; returns how often the writer changed in the log.
-    private func hammerOnce() throws -> Int {
         let dir = TemporaryDirectory("lock")
         let log = dir.file("shared.log")
         let lock = dir.file("shared.lock")
+        let progress = dir.file("progress")
+        try FileManager.default.createDirectory(atPath: progress, withIntermediateDirectories: true)
         let tags = ["p", "q", "r"]
         let count = 120
-        let go = dir.file("go")
-        let children = try tags.map { try startHelper(["hammer", log, lock, $0, String(count), "1024", go]) }
-        try writeFile(go, [])
+        for tag in tags { try writeFile(progress + "/" + tag, Array("0\n".utf8)) }
+        let children = try tags.map { try startHelper(["hammer-in-step", log, lock, $0, String(count), "1024", progress, String(tags.count)]) }
         for (process, out) in children {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
@@ -81,8 +73,10 @@ import ImprintTestSupport
             #expect(mine.map(\.hash) == (0..<count).map { helperRecord(tag: tag, index: $0).hash }, "records of \(tag)")
             #expect(mine.allSatisfy { ChangeHashCheck.matches($0) }, "records of \(tag) whose bytes do not hash to their hash")
         }
-        let order = contents.records.map { $0.bytes[0] }
-        return zip(order, order.dropFirst()).filter { $0 != $1 }.count
+        // In step, each round of three holds one record of each writer.
+        for (round, records) in stride(from: 0, to: contents.records.count, by: 3).map({ ($0 / 3, contents.records[$0..<$0 + 3]) }) {
+            #expect(Set(records.map { $0.bytes[0] }) == Set(tags.map { $0.utf8.first! }), "round \(round)")
+        }
     }
 
     /// One process appends while another (same device, e.g. `imprint watch`) keeps compacting
@@ -91,21 +85,21 @@ import ImprintTestSupport
     @Test func appendsSurviveConcurrentCompactionByAnotherProcess() throws {
         let dir = TemporaryDirectory("compact")
         let log = dir.file("d.log"), lock = dir.file("d.lock"), snapshot = dir.file("d.snapshot")
-        let go = dir.file("go"), stop = dir.file("stop")
-        let count = 200
-        let compactor = try startHelper(["compact-loop", log, lock, snapshot, stop])
-        let appender = try startHelper(["hammer", log, lock, "c", String(count), "4096", go, "3000"])
-        try writeFile(go, [])
+        let stop = dir.file("stop"), progress = dir.file("compactions")
+        let count = 200, rounds = 4
+        let compactor = try startHelper(["compact-loop", log, lock, snapshot, stop, progress])
+        // The appender waits for a compaction after each quarter of its records, so the log
+        // is rewritten under it at least `rounds` times by construction.
+        let appender = try startHelper(["append-between-compactions", log, lock, "c", String(count), "4096", progress, String(rounds)])
         appender.0.waitUntilExit()
         #expect(appender.0.terminationStatus == 0)
-        usleep(20_000)
         try writeFile(stop, [])
         compactor.0.waitUntilExit()
         #expect(compactor.0.terminationStatus == 0)
         let summary = completeLines(compactor.1.fileHandleForReading.readDataToEndOfFile())
         let compactions = summary.first.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
         print("compaction race: \(compactions) compactions while appending \(count) records")
-        #expect(compactions > 1, "the compactor never raced the appender")
+        #expect(compactions >= rounds, "the compactor ran \(compactions) times")
 
         let contents = try ChangeLogReader.read(at: log)
         #expect(contents.tail == .clean)

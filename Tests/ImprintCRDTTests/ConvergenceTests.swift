@@ -1,3 +1,5 @@
+import Foundation
+import ImprintEncoding
 import Testing
 @testable import ImprintCRDT
 import ImprintTestSupport
@@ -5,13 +7,18 @@ import ImprintTestSupport
 /// Property-based convergence: random edits on 3–5 replicas, random partial syncs in
 /// random orders with duplicates; every replica must end identical, match the naive
 /// reference sequence, and survive save/load.
+///
+/// `IMPRINT_TEST_SEED` moves the run to other histories (case `c` uses seed + c) and
+/// `IMPRINT_TEST_ITERATIONS` widens it (default 1,500 cases); the test command sets a new
+/// seed on every CI run and prints it.
 @Suite struct ConvergenceTests {
-    static let cases = 1500
+    static let cases = ProcessInfo.processInfo.environment["IMPRINT_TEST_ITERATIONS"].flatMap { Int($0) } ?? 1500
 
     @Test func randomReplicasConverge() throws {
+        let base = testSeed("ConvergenceTests.randomReplicasConverge (\(Self.cases) cases)", fallback: 0x1A2B_0000)
         var failures = 0
         for c in 0..<Self.cases {
-            let seed = 0x1A2B_0000 &+ UInt64(c)
+            let seed = base &+ UInt64(c)
             do {
                 try Self.runCase(seed: seed)
             } catch {
@@ -88,11 +95,28 @@ import ImprintTestSupport
         }
         let expectedJSON = try replicas[0].jsonValue()
         let expectedHeads = replicas[0].currentHeads
-        var reference = ReferenceSequence()
-        for ch in replicas[0].allChanges() { reference.apply(ch, text: text) }
+        // The naive references, fed the same history in causal order, must read the same
+        // text, list and root map (every key, its winning value) as the engine.
+        var referenceText = ReferenceSequence(), referenceList = ReferenceSequence(), referenceRoot = ReferenceMap()
+        for ch in replicas[0].allChanges() {
+            referenceText.apply(ch, sequence: text)
+            referenceList.apply(ch, sequence: list)
+            referenceRoot.apply(ch)
+        }
         let expectedText = try replicas[0].text(text)
-        guard reference.text == expectedText else {
-            throw CaseFailure(description: "engine text \(expectedText.debugDescription) != reference \(reference.text.debugDescription)")
+        guard referenceText.text == expectedText else {
+            throw CaseFailure(description: "engine text \(expectedText.debugDescription) != reference \(referenceText.text.debugDescription)")
+        }
+        var referenceJSON: [String: JSONValue] = [:]
+        for (key, value) in referenceRoot.winners {
+            switch key {
+            case "text": referenceJSON[key] = .string(referenceText.text)
+            case "list": referenceJSON[key] = .array(referenceList.elements)
+            default: referenceJSON[key] = ReferenceSequence.json(value)
+            }
+        }
+        guard expectedJSON == .object(referenceJSON) else {
+            throw CaseFailure(description: "engine \(expectedJSON) != reference \(JSONValue.object(referenceJSON))")
         }
         for r in replicas {
             guard try r.jsonValue() == expectedJSON, r.currentHeads == expectedHeads, try r.text(text) == expectedText else {

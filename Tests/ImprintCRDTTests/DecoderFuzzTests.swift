@@ -29,14 +29,37 @@ import ImprintTestSupport
         return a
     }
 
-    /// Uses whatever loaded, to make sure no later call trips over inconsistent state.
-    static func exercise(_ d: Document) {
-        _ = try? d.jsonValue()
-        // History built from the loaded tables: ops rebuilt, changes hashed and encoded.
-        _ = d.currentHeads
-        _ = d.allChanges()
-        _ = d.save()
-        for k in (try? d.keys(.root)) ?? [] { _ = try? d.get(.root, k) }
+    /// What a document that loaded (or took a change) must then be able to do, as a list of
+    /// broken promises (empty when it keeps them all): be read, be saved, load again from
+    /// what it saved into the same bytes, heads and values, and replay its own history into
+    /// the same values in a fresh document. A decoder that lets inconsistent tables through
+    /// fails here even when nothing crashes.
+    static func brokenPromises(_ d: Document) -> [String] {
+        var broken: [String] = []
+        let value: JSONValue
+        do {
+            value = try d.jsonValue()
+        } catch {
+            return ["loaded but cannot be read: \(error)"]
+        }
+        let saved = d.save()
+        do {
+            let again = try Document.load(saved, actor: d.actor)  // the own actor is saved too
+            if again.save() != saved { broken.append("save → load → save gives other bytes") }
+            if again.currentHeads != d.currentHeads { broken.append("heads differ after save → load") }
+            if try again.jsonValue() != value { broken.append("values differ after save → load") }
+        } catch {
+            broken.append("its own save does not load: \(error)")
+        }
+        do {
+            let replayed = Document()
+            try replayed.apply(d.allChanges())
+            if replayed.pendingChangeCount != 0 { broken.append("its history has \(replayed.pendingChangeCount) changes with missing dependencies") }
+            if try replayed.jsonValue() != value { broken.append("its history replays into other values") }
+        } catch {
+            broken.append("its history does not replay: \(error)")
+        }
+        return broken
     }
 
     @Test func truncatedDocumentsThrow() throws {
@@ -62,7 +85,7 @@ import ImprintTestSupport
         var rng = SplitMix64(seed: seed)
         let doc = try Self.sampleDocument(seed: 3)
         let payload = try DocumentFormat.unframe(doc.save())
-        var loaded = 0
+        var loaded = 0, refused = 0, truncationsRefused = 0
         for round in 0..<3000 {
             var m = payload
             switch round % 4 {
@@ -83,13 +106,18 @@ import ImprintTestSupport
             do {
                 let d = try Document.load(DocumentFormat.frame(m, compress: round % 2 == 0))
                 loaded += 1
-                Self.exercise(d)
+                let broken = Self.brokenPromises(d)
+                if !broken.isEmpty { Issue.record("seed \(seed) round \(round): loaded a mutated payload that \(broken)") }
             } catch is CRDTError {
+                refused += 1
+                if round % 4 == 1 { truncationsRefused += 1 }
             } catch {
                 Issue.record("seed \(seed) round \(round): untyped error \(error)")
             }
         }
-        #expect(loaded < 3000)
+        // Every fourth round truncates the payload: a truncated payload is never a document.
+        #expect(truncationsRefused == 750, "seed \(seed): \(750 - truncationsRefused) truncated payloads loaded")
+        print("DecoderFuzzTests (CRDT): seed \(seed): \(loaded) mutated payloads loaded and kept every promise, \(refused) refused")
     }
 
     @Test func mutatedChangesNeverCrash() throws {
@@ -97,6 +125,7 @@ import ImprintTestSupport
         var rng = SplitMix64(seed: seed)
         let doc = try Self.sampleDocument(seed: 4)
         let changes = doc.allChanges()
+        var accepted = 0
         for round in 0..<3000 {
             var m = changes[round % changes.count].bytes
             let i = Int.random(in: 0..<m.count, using: &rng)
@@ -105,17 +134,37 @@ import ImprintTestSupport
             } else {
                 m[i] ^= UInt8.random(in: 1...255, using: &rng)
             }
+            let c: Change
             do {
-                let c = try Change(bytes: m)
-                let fresh = Document()
-                try? fresh.apply(changes.filter { $0.hash != changes[round % changes.count].hash })
-                try? fresh.apply(c)
-                Self.exercise(fresh)
+                c = try Change(bytes: m)
             } catch is CRDTError {
+                continue
             } catch {
                 Issue.record("seed \(seed) round \(round): untyped error \(error)")
+                continue
+            }
+            // The others apply as they are (the mutated one's dependants wait for it); then
+            // the mutated change either applies, leaving a document that keeps its promises,
+            // or throws a typed error and leaves the document as it was.
+            let fresh = Document()
+            do {
+                try fresh.apply(changes.filter { $0.hash != changes[round % changes.count].hash })
+                let before = fresh.save(), heads = fresh.currentHeads
+                do {
+                    try fresh.apply(c)
+                    accepted += 1
+                } catch is CRDTError {
+                    if fresh.save() != before || fresh.currentHeads != heads {
+                        Issue.record("seed \(seed) round \(round): a refused change altered the document")
+                    }
+                }
+                let broken = Self.brokenPromises(fresh)
+                if !broken.isEmpty { Issue.record("seed \(seed) round \(round): after a mutated change the document \(broken)") }
+            } catch {
+                Issue.record("seed \(seed) round \(round): \(error)")
             }
         }
+        print("DecoderFuzzTests (CRDT): seed \(seed): \(accepted) mutated changes applied and kept every promise")
     }
 
     @Test func randomBytesAreRejected() throws {

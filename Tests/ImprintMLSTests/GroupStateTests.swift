@@ -142,6 +142,7 @@ import ImprintTestSupport
         let seed: UInt64 = 0x57A7E
         var rng = SplitMix64(seed: seed)
         var other: [String] = []
+        var refused = 0, usable = 0
         for i in 0 ..< 400 {
             var input = state
             switch rng.next() % 3 {
@@ -149,17 +150,46 @@ import ImprintTestSupport
             case 1: for _ in 0 ... (rng.next() % 3) { input[Int(rng.next() % UInt64(input.count))] ^= UInt8(1 << (rng.next() % 8)) }
             default: input[Int(rng.next() % UInt64(input.count))] = [0x00, 0x3f, 0x40, 0x7f, 0x80, 0xbf, 0xc0, 0xff][Int(rng.next() % 8)]
             }
+            let g: MLSGroup
             do {
-                var g = try MLSGroup(serializedState: input)
-                // A state that decodes must still fail cleanly (or work) when used.
-                _ = try? g.encrypt([1, 2])
-                _ = try? g.process(try a.encrypt([3]))
+                g = try MLSGroup(serializedState: input)
             } catch is MLSError {
+                refused += 1
+                continue
             } catch {
-                other.append("seed \(seed) iteration \(i): \(error)")
+                other.append("seed \(seed) iteration \(i): load: \(error)")
+                continue
+            }
+            // A state that loads is read exactly as written (the format has one encoding per
+            // state), and using it either works or fails with a typed error: it never yields
+            // a plaintext other than the one sent, and a failed encrypt changes nothing.
+            if g.serializedState() != input { other.append("seed \(seed) iteration \(i): loaded state re-serializes differently") }
+            var sender = g
+            do {
+                _ = try sender.encrypt([1, 2])
+            } catch let error as MLSError {
+                if sender.serializedState() != input { other.append("seed \(seed) iteration \(i): failed encrypt (\(error)) changed the state") }
+            } catch {
+                other.append("seed \(seed) iteration \(i): encrypt: \(error)")
+            }
+            var receiver = g
+            do {
+                let received = try receiver.process(try a.encrypt([3]))
+                guard case let .application(data, _, _) = received, data == [3] else {
+                    other.append("seed \(seed) iteration \(i): processed into \(received)")
+                    continue
+                }
+                usable += 1
+            } catch is MLSError {
+                // A message that opened and then failed (its signature, say) keeps its key
+                // deleted by design (`process`), so the state may differ here; a message that
+                // fails to open changes nothing (`messageThatFailsToOpenConsumesNothing`).
+            } catch {
+                other.append("seed \(seed) iteration \(i): process: \(error)")
             }
         }
         #expect(other.isEmpty, "\(other.prefix(3))")
+        print("GroupStateTests.fuzzedStateIsTypedErrorOrUsable: seed \(seed): \(refused) refused, \(usable) loaded and decrypted correctly")
     }
 
     @Test func fuzzedWelcomesAndGroupInfosAreTypedErrors() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import ImprintServerTestSupport
 import ImprintDelivery
+@testable import ImprintServer
 import Testing
 
 @Suite struct KeyPackageTests {
@@ -30,23 +31,48 @@ import Testing
         }
     }
 
+    /// Expiry against the store's own clock argument (no waiting for a real package to
+    /// expire): at `now` + 5 s the package that expired at + 4 s is skipped, and the oldest
+    /// package of the asked suite is handed out first.
     @Test(arguments: StoreKind.available)
     func handsOutOldestMatchingSuiteAndSkipsExpired(kind: StoreKind) async throws {
         try await withServer(kind) { server in
+            let did = ServiceAuthSigner().did, other = ServiceAuthSigner().did
+            let now = Date()
+            func publish(_ n: Int, suite: Int, expiresIn: TimeInterval) async throws -> String {
+                try await server.store.publishKeyPackage(NewKeyPackage(
+                    did: did, keyPackage: keyPackageBytes(n, suite: suite), cipherSuite: suite,
+                    expiresAt: now.addingTimeInterval(expiresIn), now: now, limit: 200))
+            }
+            let expiring = try await publish(0, suite: 1, expiresIn: 4)
+            let suiteTwo = try await publish(1, suite: 2, expiresIn: 3600)
+            let suiteOne = try await publish(2, suite: 1, expiresIn: 3600)
+            let later = now.addingTimeInterval(5)
+            let bySuite = try await server.store.consumeKeyPackages(dids: [did], cipherSuite: 1, now: later)
+            #expect(bySuite.map(\.id) == [suiteOne])
+            #expect(bySuite.first?.keyPackage == keyPackageBytes(2, suite: 1))
+            let any = try await server.store.consumeKeyPackages(dids: [did], cipherSuite: nil, now: later)
+            #expect(any.map(\.id) == [suiteTwo])
+            #expect(!any.map(\.id).contains(expiring))
+            let none = try await server.store.consumeKeyPackages(dids: [did, other], cipherSuite: nil, now: later)
+            #expect(none.isEmpty)
+            // At `now` the same package is handed out: it was skipped for its expiry alone.
+            #expect(try await server.store.consumeKeyPackages(dids: [did], cipherSuite: 1, now: now).map(\.id) == [expiring])
+        }
+    }
+
+    /// Over HTTP: the oldest package of the asked suite first, then any suite, then `missing`.
+    @Test(arguments: StoreKind.available)
+    func getKeyPackagesPrefersTheSuiteAndNamesTheMissing(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
             let owner = server.client()
             let fetcher = server.client()
-            let expiringInput = Self.package(0, expiresIn: 4)
-            let expiring = try await owner.publishKeyPackage(expiringInput)
             let suiteTwo = try await owner.publishKeyPackage(Self.package(1, suite: 2))
             let suiteOne = try await owner.publishKeyPackage(Self.package(2, suite: 1))
-            // Wait until the first package has expired (by the clock, not a fixed delay).
-            try await Task.sleep(for: .seconds(max(0, expiringInput.expiresAt.timeIntervalSinceNow) + 0.2))
             let bySuite = try await fetcher.getKeyPackages(dids: [owner.did], cipherSuite: 1)
             #expect(bySuite.keyPackages.map(\.id) == [suiteOne.id])
-            #expect(bySuite.keyPackages.first?.keyPackage == keyPackageBytes(2, suite: 1))
             let any = try await fetcher.getKeyPackages(dids: [owner.did])
             #expect(any.keyPackages.map(\.id) == [suiteTwo.id])
-            #expect(!any.keyPackages.map(\.id).contains(expiring.id))
             let none = try await fetcher.getKeyPackages(dids: [owner.did, fetcher.did])
             #expect(none.keyPackages.isEmpty)
             #expect(none.missing == [owner.did, fetcher.did])

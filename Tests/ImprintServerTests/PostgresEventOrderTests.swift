@@ -39,7 +39,25 @@ struct PostgresEventOrderTests {
                 try await fixture.owner.sendMessage(SendMessageInput(
                     convoId: fixture.convoId, epoch: fixture.epoch, messageType: .app, hash: fakeHash(1), size: 1))
             }
-            try await Task.sleep(for: .milliseconds(700))
+            // Wait, on the database and not on a clock, until the send either stands blocked
+            // behind the writer's transaction (the lock works) or has committed its message
+            // without waiting (the lock is broken): whichever the database shows first.
+            let observer = try await PostgresTestDatabase.connect(to: location)
+            var writerPID: Int32 = 0
+            for try await pid in try await writer.query("SELECT pg_backend_pid()", logger: testLogger).decode(Int32.self) { writerPID = pid }
+            var blocked = false, committedWithoutWaiting = false
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !blocked && !committedWithoutWaiting && ContinuousClock.now < deadline {
+                for try await count in try await observer.query(
+                    "SELECT COUNT(*)::BIGINT FROM pg_stat_activity WHERE \(writerPID) = ANY(pg_blocking_pids(pid))", logger: testLogger
+                ).decode(Int64.self) { blocked = count > 0 }
+                for try await count in try await observer.query(
+                    "SELECT COUNT(*)::BIGINT FROM messages WHERE convo_id = \(fixture.convoId) AND seq = 2", logger: testLogger
+                ).decode(Int64.self) { committedWithoutWaiting = count > 0 }
+                if !blocked && !committedWithoutWaiting { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            try await observer.close()
+            #expect(blocked, "the send did not wait behind the uncommitted event (committed without waiting: \(committedWithoutWaiting))")
             let whileOpen = try await server.store.events(recipient: reader, after: start, limit: 100)
             #expect(whileOpen.isEmpty, "an event became visible above an uncommitted id: \(whileOpen.map(\.cursor))")
 

@@ -1,5 +1,6 @@
 import Foundation
 import ImprintBundle
+import ImprintTestSupport
 
 /// How a sync tool names the loser of a conflict (docs/bundle-format.md, section 5).
 enum ConflictStyle: String, CaseIterable {
@@ -64,8 +65,8 @@ final class SimulatedCloud {
                             try duplicateBundle(bundle, of: machine, local: local, into: &paths)
                         }
                     } else {
-                        let copy = conflictPath(for: path, style: style, machine: machine.name)
-                        precondition(ConflictCopyName.parse((copy as NSString).lastPathComponent) != nil, "unrecognised \(copy)")
+                        let copy = try conflictPath(for: path, style: style,
+                                                    taken: Set(files.keys).union(local.keys))
                         try write(mine, to: machine.root + "/" + copy)
                         files[copy] = mine
                         machine.base[copy] = mine
@@ -80,10 +81,9 @@ final class SimulatedCloud {
     }
 
     private func duplicateBundle(_ bundle: String, of machine: Machine, local: [String: Data], into paths: inout Set<String>) throws {
-        counter += 1
-        let stem = bundle.hasSuffix(".imprint") ? String(bundle.dropLast(".imprint".count)) : bundle
-        let duplicate = "\(stem) \(counter + 1).imprint"
-        precondition(ConflictCopyName.rootOriginal(of: duplicate) == bundle)
+        // Named as iCloud Drive names duplicates (a real example's decoration, the first free).
+        let taken = Set(files.keys.map { String($0.prefix { $0 != "/" }) }).union(local.keys.map { String($0.prefix { $0 != "/" }) })
+        let duplicate = try conflictPath(for: bundle, style: .iCloudBundle, taken: taken)
         for (path, data) in local where path.hasPrefix(bundle + "/") {
             let copy = duplicate + path.dropFirst(bundle.count)
             try write(data, to: machine.root + "/" + copy)
@@ -92,24 +92,33 @@ final class SimulatedCloud {
         }
     }
 
-    private func conflictPath(for path: String, style: ConflictStyle, machine: String) -> String {
+    /// A conflict copy's path, named as the tool of `style` really names them: decorated as
+    /// one of that tool's real examples (`RealConflictCopyNames`, not written to suit the
+    /// parser), the first whose name is free.
+    private func conflictPath(for path: String, style: ConflictStyle, taken: Set<String>) throws -> String {
         counter += 1
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let dot = name.lastIndex(of: ".")
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        let time = String(format: "%02d%02d%02d", (counter / 3600) % 24, (counter / 60) % 60, counter % 60)
-        let copy: String
-        switch style {
-        case .dropbox: copy = "\(stem) (\(machine) \(counter)'s conflicted copy 2026-11-21)\(ext)"
-        case .syncthing: copy = "\(stem).sync-conflict-20261121-\(time)-ABCDEFG\(ext)"
-        case .iCloudFile, .iCloudBundle: copy = "\(stem) \(counter + 1)\(ext)"
-        case .oneDrive: copy = "\(stem)-\(machine.uppercased())\(counter)\(ext)"
-        case .nextcloud: copy = "\(stem) (conflicted copy 2026-11-21 \(time))\(ext)"
-        case .nextcloudLegacy: copy = "\(stem)_conflict-20261121-\(time)\(ext)"
+        let tool: String = switch style {
+        case .dropbox: "dropbox"
+        case .syncthing: "syncthing"
+        case .iCloudFile, .iCloudBundle: "iCloudDrive"
+        case .oneDrive: "oneDrive"
+        case .nextcloud: "nextcloud"
+        case .nextcloudLegacy: "nextcloudLegacy"
         }
-        return directory.isEmpty ? copy : directory + "/" + copy
+        let examples = RealConflictCopyNames.of(tool)
+        for k in 0..<examples.count {
+            let copy = examples[(counter + k) % examples.count].copy(of: name)
+            let full = directory.isEmpty ? copy : directory + "/" + copy
+            if !taken.contains(full) { return full }
+        }
+        throw SimulationError("every real \(tool) name for a copy of \(path) is taken")
+    }
+
+    struct SimulationError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// The machine's files, without locks and temporaries.
