@@ -376,7 +376,7 @@ let package = Package(
 
         // MARK: Sync
         // End-to-end encrypted co-editing: the only module that knows the engine, bundles, MLS,
-        // keys, zones and the Delivery Service together. docs/co-editing.md.
+        // keys, zones and the Delivery Service together. docs/sync.md.
         .target(
             name: "ImprintSync",
             dependencies: [

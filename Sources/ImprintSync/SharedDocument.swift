@@ -13,7 +13,7 @@ import ImprintZones
 /// A document kept in a `.imprint` bundle and co-edited, end-to-end encrypted, with the other
 /// members of its MLS group, through a shared zone, coordinated by the Delivery Service.
 ///
-/// Data flow (docs/co-editing.md): local changes → `ChangeSet` (zstd) → padded payload →
+/// Data flow (docs/sync.md): local changes → `ChangeSet` (zstd) → padded payload →
 /// MLS PrivateMessage of the current epoch → durable outbox → `sendMessage` (an idempotency
 /// key, so a retry keeps its seq) → chunk records `<convoId>-<seq>.<i>` in zone
 /// `doc_<convoId>`. And back: `getMessages` orders by seq → records → MLS decrypt → changes

@@ -5,7 +5,7 @@ import ImprintMLS
 /// padding up to a size bucket, so that the ciphertext's length tells the servers little
 /// about how much was typed.
 ///
-/// Layout (TLS presentation language, docs/co-editing.md): `"IMS"`, version `1`, kind
+/// Layout (TLS presentation language, docs/sync.md): `"IMS"`, version `1`, kind
 /// (`uint8`), body (`opaque<V>`), then zeros to the bucket. Buckets: at least 256 bytes,
 /// powers of two up to 1 MiB, whole MiB above. A change set and a snapshot look alike to
 /// the servers: both travel as `change` records.

@@ -6,7 +6,7 @@ import ImprintFiles
 /// secret (the MLS state and the processed cursor are in the key store); kept as
 /// `<home>/sync/<convoId>.json`, written atomically after each step.
 ///
-/// The crash rules (docs/co-editing.md) rest on the order of writes: an outbox message
+/// The crash rules (docs/sync.md) rest on the order of writes: an outbox message
 /// (`OutboxMessage`) is written only after the advanced ratchet is in the key store;
 /// `sharedHeads` advances only after the record is in the zone; received changes are in the
 /// bundle before the cursor that passes them is committed.

@@ -253,9 +253,13 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 }
                 var change = zone.lastChange
                 var saved: [String: ZoneRecord] = [:]
+                // Inline assets are placed without a flush each, then made durable together
+                // before the transaction commits (and so before the save is acknowledged).
+                let inlines = writes.compactMap(\.inline)
+                for inline in inlines { try blobs.place(inline, durably: false) }
+                if !inlines.isEmpty { try blobs.syncFileSystem(placed: inlines.map(\.hash)) }
                 for save in writes {
                     change += 1
-                    if let inline = save.inline { try blobs.place(inline) }
                     let asset = save.asset ?? save.inline.map { ZoneAssetRef(hash: $0.hash, size: $0.size) }
                     try db.execute(sql: """
                         INSERT OR REPLACE INTO zone_records (zone_id, record_name, record_type, fields, asset_hash, asset_size, saved_by,

@@ -9,9 +9,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Asset bytes written to a temporary file and fsynced, with their SHA-256 and length: the
-/// first half of every upload (the store's `commitUpload` places the file, or copies it into
-/// PostgreSQL). A body is streamed through, one received buffer at a time, never held whole.
+/// Asset bytes written to a temporary file, with their SHA-256 and length: the first half of
+/// every upload (the store's `commitUpload` places the file, or copies it into PostgreSQL).
+/// A body is streamed through, one received buffer at a time, never held whole. An uploaded
+/// body is fsynced here; inline bytes are not: the store that keeps them makes them durable
+/// together, once per batch (`FileAssetBlobs.syncFileSystem`, or PostgreSQL's own commit).
 struct StagedAsset: Sendable {
     let path: String
     let hash: String
@@ -38,12 +40,12 @@ struct StagedAsset: Sendable {
         }
     }
 
-    /// Stages bytes already in memory (inline `assetData`, at most a few KiB).
+    /// Stages bytes already in memory (inline `assetData`, at most a few KiB), not fsynced.
     static func stage(_ data: Data, in directory: URL) throws -> StagedAsset {
         let file = try StagingFile(directory: directory)
         do {
             try data.withUnsafeBytes { try file.write($0) }
-            return try file.finish(hash: SHA256.hash(data: data), size: data.count)
+            return try file.finish(hash: SHA256.hash(data: data), size: data.count, durable: false)
         } catch {
             file.discard()
             throw error
@@ -55,7 +57,7 @@ struct StagedAsset: Sendable {
     }
 }
 
-/// An open temporary file; `finish` fsyncs and closes it.
+/// An open temporary file; `finish` closes it (fsynced first unless told otherwise).
 private final class StagingFile: @unchecked Sendable {
     let path: String
     let descriptor: Int32
@@ -79,8 +81,8 @@ private final class StagingFile: @unchecked Sendable {
         }
     }
 
-    func finish(hash: SHA256.Digest, size: Int) throws -> StagedAsset {
-        guard fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: path, code: errno) }
+    func finish(hash: SHA256.Digest, size: Int, durable: Bool = true) throws -> StagedAsset {
+        guard !durable || fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: path, code: errno) }
         close(descriptor)
         return StagedAsset(path: path, hash: CommitDigest.hex(hash), size: size)
     }

@@ -83,7 +83,7 @@ struct FolderZoneEntry: Sendable, Hashable, Codable {
         guard (0...maximumSavedAt).contains(entry.savedAt) else { throw damaged("savedAt out of range") }
         guard entry.writer == writer, entry.seq == seq else { throw damaged("entry says writer \(entry.writer.prefix(64)) seq \(entry.seq)") }
         guard entry.saves.count + entry.deletes.count >= 1,
-              entry.saves.count + entry.deletes.count <= ZoneLimits.maximumBatchRecords else { throw damaged("batch size out of range") }
+              entry.saves.count + entry.deletes.count <= ZoneLimits.maximumStoredBatchRecords else { throw damaged("batch size out of range") }
         do {
             var names = Set<String>()
             for save in entry.saves {

@@ -11,8 +11,13 @@ public enum ZoneLimits {
     public static let maximumAssetBytes = 50 << 20
     /// An inline asset in `saveRecords`: 48 KiB (its base64 must fit the API's body limit).
     public static let inlineAssetBytes = 48 << 10
-    /// Records in one `saveRecords` batch, and names in one `deleteRecords`.
-    public static let maximumBatchRecords = 1000
+    /// Records in one `saveRecords` batch, and names in one `deleteRecords`: what the zone
+    /// service accepts (`ZoneServiceConfiguration.maxRecordsPerSave`), so that a batch every
+    /// store takes is one the server takes too (`ZoneChunker` splits by it).
+    public static let maximumBatchRecords = 400
+    /// The most saves and deletes a folder zone's entry may hold when read: entries written
+    /// before the batch limit was the service's (up to 1000) stay readable.
+    static let maximumStoredBatchRecords = 1000
     /// `fetchChanges` page sizes.
     public static let fetchLimitRange = 1...1000
     public static let defaultFetchLimit = 200
