@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "ImprintMLS", targets: ["ImprintMLS"]),
         .library(name: "ImprintKeys", targets: ["ImprintKeys"]),
         .library(name: "ImprintZones", targets: ["ImprintZones"]),
+        // Ed25519 verification with per-key precomputation, and did:key identities.
+        .library(name: "ImprintEd25519", targets: ["ImprintEd25519"]),
         // End-to-end encrypted co-editing (SharedDocument); brings the bundle, MLS, key-store,
         // zone and Delivery Service client modules with it.
         .library(name: "ImprintSync", targets: ["ImprintSync"]),

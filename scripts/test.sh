@@ -18,5 +18,14 @@ if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
 fi
 bash Benchmarks/peers/setup.sh >/dev/null
 
+# Seeded tests (testSeed: fuzzers, random histories, kill schedules) take IMPRINT_TEST_SEED;
+# under CI every run gets a new one, so the suite explores new cases each time. Each test prints
+# the seed it used: IMPRINT_TEST_SEED=<seed> bash scripts/test.sh replays a failure.
+if [ -n "${CI:-}" ] && [ -z "${IMPRINT_TEST_SEED:-}" ]; then
+    IMPRINT_TEST_SEED="$(date +%s)"
+    export IMPRINT_TEST_SEED
+fi
+echo "test seed: ${IMPRINT_TEST_SEED:-each test's own default}"
+
 swift build --build-tests
 bash scripts/with-postgres.sh swift test --skip-build

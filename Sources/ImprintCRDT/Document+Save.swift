@@ -439,37 +439,15 @@ extension Document {
             }
             history.ops.append((try recordOf(op.id), op))
         }
-        // Sequences.
-        var origins: [(SequenceState, origin: OpID, item: OpID)] = []
+        // Sequences, numbered from 1 in the order of `objectIDs` (for `OpClaims`).
+        var sequenceNumbers: [OpID: Int32] = [:]
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder, origins: &origins)
+            let number = Int32(sequenceNumbers.count + 1)
+            sequenceNumbers[o] = number
+            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder)
         }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
-        // Every origin and every removed item must exist in its sequence, and an origin must
-        // come before its item in the history (an earlier change, or an earlier op of the same
-        // change), as `apply` demands of a change: otherwise the document would load but
-        // hand out changes that no replica, itself included, can apply.
-        // (Origins the format leaves out are inferred from neighbouring spans' counters, which
-        // damaged bytes can make point anywhere: all are checked.)
-        for (s, origin, item) in origins {
-            guard s.locate(origin) != nil else { throw CRDTError(.malformed, "insert origin unknown") }
-            let originRecord = try recordOf(origin), itemRecord = try recordOf(item)
-            guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
-                throw CRDTError(.malformed, "insert origin after its item")
-            }
-        }
-        for (_, op) in history.ops {
-            guard case .remove(let target, let n) = op.action, case .sequence(let s)? = objects[op.obj] else { continue }
-            var c = target.counter
-            while c < target.counter + n {
-                guard let loc = s.locate(OpID(counter: c, actor: target.actor)) else {
-                    throw CRDTError(.malformed, "remove of unknown item")
-                }
-                let span = loc.leaf.spans[loc.span]
-                c = span.id.counter + span.length
-            }
-        }
         // Registers from map ops, in Lamport order; ops into their records.
         for op in mapOps {
             let rec = try recordOf(op.id)
@@ -509,18 +487,52 @@ extension Document {
                 }
             }
         }
-        // No two ops may share an id: with the widths above, every change's counters are
-        // then each used exactly once.
-        var taken = CounterSet(actorCount: actors.count, maxCounter: maxCounter)
-        for (_, op) in history.ops where !taken.claim(actor: op.id.actor, start: op.id.counter, count: op.width) {
-            throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
-        }
+        // What replaying the history will demand of each change, as `apply` does: no two ops
+        // share an id (with the widths above, every change's counters are then used exactly
+        // once); every origin and every removed item is an item of the same sequence; and an
+        // origin comes before its item in the history (an earlier change, or an earlier op of
+        // the same change). Origins the format leaves out are inferred from neighbouring
+        // spans' counters, which damaged bytes can make point anywhere: all are checked.
+        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter)
         for o in objectIDs {
-            guard case .sequence(let s) = objects[o]! else { continue }
+            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
-                for sp in leaf.spans where !taken.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length) {
+                for sp in leaf.spans where !claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: number) {
                     throw CRDTError(.malformed, "an inserted item shares the id \(sp.id.counter) with another op")
                 }
+            }
+        }
+        for (_, op) in history.ops where !claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp) {
+            throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
+        }
+        var originHints = [Int](repeating: 0, count: actors.count), itemHints = originHints
+        func checkOrigin(_ origin: OpID, of item: OpID, in number: Int32) throws {
+            guard !origin.isNone else { return }
+            guard claims.owner(actor: origin.actor, counter: origin.counter) == number else {
+                throw CRDTError(.malformed, "insert origin unknown")
+            }
+            // (Claimed, so both lie inside changes: `locate` finds them.)
+            let originRecord = ranges.locate(actor: origin.actor, counter: origin.counter, hint: &originHints[Int(origin.actor)])?.record ?? Int.max
+            let itemRecord = ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
+            guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
+                throw CRDTError(.malformed, "insert origin after its item")
+            }
+        }
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
+            for leaf in s.leaves {
+                for sp in leaf.spans {
+                    try checkOrigin(sp.left, of: sp.id, in: number)
+                    try checkOrigin(sp.right, of: sp.id, in: number)
+                }
+            }
+        }
+        var lastObject = OpID.none, number: Int32 = 0
+        for (_, op) in history.ops {
+            guard case .remove(let target, let n) = op.action else { continue }
+            if op.obj != lastObject { (lastObject, number) = (op.obj, sequenceNumbers[op.obj] ?? 0) }
+            for c in target.counter..<(target.counter + n) where claims.owner(actor: target.actor, counter: c) != number || number == 0 {
+                throw CRDTError(.malformed, "remove of unknown item")
             }
         }
         for (i, header) in history.headers.enumerated() where widths[i] != header.opCount {
@@ -540,8 +552,7 @@ extension Document {
         return p
     }
 
-    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder,
-                             origins: inout [(SequenceState, origin: OpID, item: OpID)]) throws {
+    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder) throws {
         let n = try r.count(max: r.remaining * 64)
         let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
@@ -600,9 +611,6 @@ extension Document {
             }
             let left = flags[i] & 1 != 0 ? try origin(&originColumn) : inferredLeft[i]
             let right = flags[i] & 2 != 0 ? try origin(&originColumn) : inferredRight[i]
-            let item = OpID(counter: counters[i], actor: actorsCol[i])
-            if !left.isNone { origins.append((s, left, item)) }
-            if !right.isNone { origins.append((s, right, item)) }
             while runLeft == 0 {
                 runLeft = try deletedColumn.count(max: n)
                 deleted.toggle()
