@@ -54,6 +54,9 @@ public final class Document {
     public var coalescesLocalChanges = true
 
     var undoStack: [UndoEntry] = []
+    /// Entries of `undoStack` below this index are forgotten (past `undoLimit`); they are
+    /// dropped from the array in batches, so that trimming stays O(1) amortized.
+    var undoFloor = 0
     /// How many local transactions ``undo()`` can go back (older ones are forgotten).
     public var undoLimit = 1000
     var redoStack: [UndoEntry] = []

@@ -136,8 +136,13 @@ extension Document {
             openRecordCandidate = nil
             if let u = currentUndo, !u.steps.isEmpty {
                 undoStack.append(u)
-                // Keep the most recent `undoLimit` entries; trim in batches to stay O(1) amortized.
-                if undoStack.count > undoLimit + 64 { undoStack.removeFirst(undoStack.count - undoLimit) }
+                // Only the most recent `undoLimit` entries can be undone; the array is trimmed
+                // in batches to stay O(1) amortized.
+                undoFloor = max(undoFloor, undoStack.count - max(0, undoLimit))
+                if undoFloor > 64 {
+                    undoStack.removeFirst(undoFloor)
+                    undoFloor = 0
+                }
                 if !replaying { redoStack.removeAll() }
             }
             currentUndo = nil

@@ -17,7 +17,7 @@ extension Document {
     }
 
     /// Whether ``undo()`` has something to undo.
-    public var canUndo: Bool { !undoStack.isEmpty }
+    public var canUndo: Bool { undoStack.count > undoFloor }
     /// Whether ``redo()`` has something to redo.
     public var canRedo: Bool { !redoStack.isEmpty }
 
@@ -29,7 +29,7 @@ extension Document {
     /// value that was a nested object comes back as a new empty object of the same type.
     @discardableResult
     public func undo() throws -> Bool {
-        guard let e = undoStack.popLast() else { return false }
+        guard undoStack.count > undoFloor, let e = undoStack.popLast() else { return false }
         try invert(e)
         if let r = undoStack.popLast() { redoStack.append(r) }
         return true

@@ -30,6 +30,25 @@ public enum RealConflictCopyNames {
             return stem + decoration + ext
         }
 
+        /// The `k`-th other copy of `name` in this example's style, for a file that conflicts
+        /// again while earlier copies are still there: the decoration's last number moves on
+        /// by `k` (a later time, date, duplicate number or machine number, as the tool would
+        /// write), or nil when the decoration holds no number (`" (conflicted copy)"`).
+        public func copy(of name: String, variant k: Int) -> String? {
+            guard k > 0 else { return copy(of: name) }
+            var characters = Array(decoration)
+            guard let last = characters.lastIndex(where: \.isNumber) else { return nil }
+            var first = last
+            while first > 0, characters[first - 1].isNumber { first -= 1 }
+            guard let value = Int(String(characters[first...last])) else { return nil }
+            let digits = Array(String(value + k))
+            let width = last - first + 1
+            let padded = digits.count >= width ? digits : Array(repeating: "0", count: width - digits.count) + digits
+            characters.replaceSubrange(first...last, with: padded)
+            let (stem, ext) = Self.split(name)
+            return stem + String(characters) + ext
+        }
+
         /// A name's stem and extension (with its dot; empty when there is none).
         static func split(_ name: String) -> (String, String) {
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }

@@ -108,10 +108,14 @@ final class SimulatedCloud {
         case .nextcloudLegacy: "nextcloudLegacy"
         }
         let examples = RealConflictCopyNames.of(tool)
-        for k in 0..<examples.count {
-            let copy = examples[(counter + k) % examples.count].copy(of: name)
-            let full = directory.isEmpty ? copy : directory + "/" + copy
-            if !taken.contains(full) { return full }
+        // A real example's decoration first; when a file conflicts again while its earlier
+        // copies are still there, the example's number moves on, as the tool's clock would.
+        for variant in 0..<1000 {
+            for k in 0..<examples.count {
+                guard let copy = examples[(counter + k) % examples.count].copy(of: name, variant: variant) else { continue }
+                let full = directory.isEmpty ? copy : directory + "/" + copy
+                if !taken.contains(full) { return full }
+            }
         }
         throw SimulationError("every real \(tool) name for a copy of \(path) is taken")
     }
