@@ -81,6 +81,19 @@ public final class RawSocket: Sendable {
                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
+    /// Waits until at least `count` bytes have come back (true) or `timeout` passed or the
+    /// server closed the connection first (false); the connection stays open.
+    public func waitUntilReceived(atLeast count: Int, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let received = (try? await channel.eventLoop.submit { [collector] in collector.bytes.count }.get()) ?? 0
+            if received >= count { return true }
+            if !channel.isActive { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     /// Whether the server has closed the connection already.
     public var isOpen: Bool { channel.isActive }
 }
