@@ -25,7 +25,7 @@ if [ -n "${CI:-}" ] && [ -z "${IMPRINT_TEST_SEED:-}" ]; then
     IMPRINT_TEST_SEED="$(date +%s)"
     export IMPRINT_TEST_SEED
 fi
-echo "test seed: ${IMPRINT_TEST_SEED:-each test's own default}"
+echo "test seed: ${IMPRINT_TEST_SEED:-none set, each test uses its default}"
 
 swift build --build-tests
 bash scripts/with-postgres.sh swift test --skip-build
