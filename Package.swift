@@ -167,12 +167,13 @@ let package = Package(
         // MARK: MLS
         .target(
             name: "ImprintMLS",
-            dependencies: ["ImprintEncoding", "ImprintEd25519", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["ImprintEncoding", "ImprintEd25519", "ImprintMLSWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "ImprintMLSTests", dependencies: ["ImprintMLS", "ImprintMLSWire", "ImprintEncoding", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // The public structure of MLS messages the Delivery Service may check without any MLS
-        // state (a published KeyPackage). A leaf with no dependencies; the tests hold it to
-        // ImprintMLS's own parser.
+        // state (a published KeyPackage). A leaf with no dependencies, shared by the server
+        // (publish check) and ImprintMLS (`KeyPackage(published:cipherSuite:)`); the tests hold
+        // it to ImprintMLS's own parser.
         .target(name: "ImprintMLSWire"),
         .executableTarget(name: "mls-vectors", dependencies: ["ImprintMLS"]),
         // Interop with AWS mls-rs through Tests/Interop/mls_rs_peer.py (and the `imprint mls` CLI).

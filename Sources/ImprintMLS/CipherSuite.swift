@@ -289,16 +289,29 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     public func generateSignatureKeyPair() throws -> (privateKey: [UInt8], publicKey: [UInt8]) {
         try requireSupported()
         if rawValue == 2 {
-            let sk = P256.Signing.PrivateKey()
+            let sk = try Self.p256Scalar { try P256.Signing.PrivateKey(rawRepresentation: $0) } ?? P256.Signing.PrivateKey()
             return (Array(sk.rawRepresentation), Array(sk.publicKey.x963Representation))
         }
-        let sk = Curve25519.Signing.PrivateKey()
+        let sk = MLSEntropy.source == nil
+            ? Curve25519.Signing.PrivateKey()
+            : try Curve25519.Signing.PrivateKey(rawRepresentation: Self.randomBytes(32))
         return (Array(sk.rawRepresentation), Array(sk.publicKey.rawRepresentation))
     }
 
-    /// Random bytes from the system CSPRNG.
+    /// Random bytes from the system CSPRNG (`MLSEntropy`).
     static func randomBytes(_ n: Int) -> [UInt8] {
-        SymmetricKey(size: .init(bitCount: n * 8)).withUnsafeBytes { Array($0) }
+        MLSEntropy.bytes(n)
+    }
+
+    /// Under a test's deterministic `MLSEntropy`, a P-256 private key made from its bytes
+    /// (drawn again in the rare case they are not a valid scalar); nil otherwise, so that the
+    /// caller uses swift-crypto's own generation.
+    static func p256Scalar<Key>(_ make: ([UInt8]) throws -> Key) throws -> Key? {
+        guard MLSEntropy.source != nil else { return nil }
+        for _ in 0..<64 {
+            if let key = try? make(randomBytes(32)) { return key }
+        }
+        throw MLSError(.cryptoFailure, "no valid P-256 scalar from the deterministic source")
     }
 }
 

@@ -46,10 +46,10 @@ extension SharedDocument {
         let now = UInt64(Date().timeIntervalSince1970)
         var keyPackages: [KeyPackage] = []
         for did in newDIDs {
-            guard let ref = fetched.keyPackages.first(where: { $0.did == did }),
-                  case let .keyPackage(keyPackage) = try MLSMessage(tlsBytes: Array(ref.keyPackage)) else {
+            guard let ref = fetched.keyPackages.first(where: { $0.did == did }) else {
                 throw SyncError(.credentialMismatch, "the Delivery Service returned no usable key package for \(did)")
             }
+            let keyPackage = try KeyPackage(published: Array(ref.keyPackage), cipherSuite: SyncAccount.suite)
             keyPackages.append(try MemberCredential.check(keyPackage, for: did, suite: SyncAccount.suite, now: now))
         }
         try await commit(addsMembers: true, proposals: { group in

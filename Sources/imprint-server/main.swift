@@ -27,7 +27,7 @@ struct ImprintServerCommand: AsyncParsableCommand {
     var idleTimeout: Double = 30
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may pause between parts (it must end within 120 s).")
     var bodyTimeout: Double = 10
-    @Option(name: .customLong("max-connections-per-address"), help: "Open connections each client IP address may hold.")
+    @Option(name: .customLong("max-connections-per-address"), help: "Unauthenticated connections each client IP address may hold (a connection stops counting once a request on it passes the token check).")
     var maxConnectionsPerAddress = 256
     @Flag(name: .customLong("benchmark-endpoints"),
           help: "Serve the two byte-moving routes imprint-bench measures its ceiling with (app.imprint.bench.*); never in production.")

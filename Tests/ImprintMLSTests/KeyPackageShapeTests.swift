@@ -46,4 +46,19 @@ import Testing
         }
         #expect(refused > 0 && passed > 0, "passed \(passed), refused \(refused)")
     }
+
+    /// `KeyPackage(published:cipherSuite:)`, the client side of the same leaf: a package
+    /// ImprintMLS made comes back equal; one of another suite, or damaged so the shape check
+    /// refuses it, is a typed `MLSError` before any full parse.
+    @Test(arguments: suites)
+    func publishedKeyPackagesGoThroughTheSharedCheck(suite: CipherSuite) throws {
+        let key = try suite.generateSignatureKeyPair().privateKey
+        let (keyPackage, _) = try KeyPackage.create(suite: suite, credential: .basic(identity: Array("carol".utf8)), signaturePrivateKey: key)
+        let bytes = MLSMessage.keyPackage(keyPackage).tlsBytes
+        #expect(try KeyPackage(published: bytes, cipherSuite: suite) == keyPackage)
+        let other = Self.suites.first { $0 != suite }!
+        #expect(throws: MLSError.self) { try KeyPackage(published: bytes, cipherSuite: other) }
+        #expect(throws: MLSError.self) { try KeyPackage(published: Array(bytes.dropLast()), cipherSuite: suite) }
+        #expect(throws: MLSError.self) { try KeyPackage(published: bytes + [0], cipherSuite: suite) }
+    }
 }

@@ -7,10 +7,25 @@ import ImprintTestSupport
 /// and commits with and without paths, public and private; every member
 /// (including a passive one that never commits) must agree after each epoch.
 @Suite struct RandomHistoryTests {
+    /// Every key and secret of the history (signature keys, HPKE ephemerals, path secrets,
+    /// init secrets, reuse guards) is drawn from the seed through `MLSEntropy`, so a failure
+    /// replays from its seed: the same seed twice ends with the same keys in every leaf.
+    /// (Key-package lifetimes follow the clock, so epoch secrets, which hash them, differ.)
     @Test(arguments: CryptoTests.suites) func randomHistoryStaysInSync(suite: CipherSuite) throws {
-        let base = ProcessInfo.processInfo.environment["MLS_RANDOM_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0000
+        let base = testSeed("RandomHistoryTests (MLS)", fallback: 0x5EED_0000)
         let steps = ProcessInfo.processInfo.environment["MLS_RANDOM_STEPS"].flatMap { Int($0) } ?? 30
         let seed = base + UInt64(suite.rawValue)
+        let first = try MLSEntropy.$source.withValue(DeterministicEntropy(SplitMix64(seed: ~seed))) {
+            try Self.history(suite: suite, seed: seed, steps: steps)
+        }
+        let again = try MLSEntropy.$source.withValue(DeterministicEntropy(SplitMix64(seed: ~seed))) {
+            try Self.history(suite: suite, seed: seed, steps: steps)
+        }
+        #expect(first == again, "seed \(seed): the same seed gave other keys")
+    }
+
+    /// Runs one history; returns every leaf's signature and encryption key at the end.
+    static func history(suite: CipherSuite, seed: UInt64, steps: Int) throws -> [UInt8] {
         var rng = SplitMix64(seed: seed)
         func pick(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         var counter = 0
@@ -95,5 +110,9 @@ import ImprintTestSupport
             }
         }
         #expect(members[passive].epoch == UInt64(steps + 1))
+        let tree = members[passive].tree
+        return (0..<tree.leafCount).flatMap { index in
+            tree.leaf(index).map { $0.signatureKey + $0.encryptionKey } ?? []
+        }
     }
 }

@@ -88,7 +88,12 @@ import Testing
     }
 
     @Test func oneAddressCannotHoldMoreThanItsConnections() async throws {
-        try await withServer(.sqlite, configure: { $0.connectionLimits.maxConnectionsPerAddress = 3 }) { server in
+        // Held connections idle between the steps; on a loaded machine the steps can take
+        // longer than the default idle timeout, which would free their places.
+        try await withServer(.sqlite, configure: {
+            $0.connectionLimits.maxConnectionsPerAddress = 3
+            $0.connectionLimits.idleTimeout = .seconds(600)
+        }) { server in
             var held: [RawSocket] = []
             for _ in 0..<3 {
                 // Each held connection has been answered once (kept alive): the server counts
@@ -116,6 +121,40 @@ import Testing
             } while served?.bytes.isEmpty != false && ContinuousClock.now < retryUntil
             #expect(served?.statusLine.hasPrefix("HTTP/1.1 200") == true, "\(served?.statusLine ?? "")")
             for socket in held { _ = await socket.outcome(timeout: .milliseconds(1)) }
+        }
+    }
+
+    /// The cap counts only connections that have not carried an authenticated request: four
+    /// members on one address (twice the cap) keep their connections, and the unauthenticated
+    /// ones are still capped beside them.
+    @Test func authenticatedConnectionsDoNotCountAgainstTheCap() async throws {
+        try await withServer(.sqlite, configure: {
+            $0.connectionLimits.maxConnectionsPerAddress = 2
+            $0.connectionLimits.idleTimeout = .seconds(600)
+        }) { server in
+            var members: [RawSocket] = []
+            for _ in 0..<4 {
+                let signer = ServiceAuthSigner()
+                let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
+                let socket = try await RawSocket.connect(port: server.port)
+                try await socket.send("GET \(DeliveryMethod.getConvos.path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)), "member connection answered")
+                members.append(socket)
+            }
+            var anonymous: [RawSocket] = []
+            for _ in 0..<2 {
+                let socket = try await RawSocket.connect(port: server.port)
+                try await socket.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)), "unauthenticated connection answered")
+                anonymous.append(socket)
+            }
+            let extra = try await RawSocket.connect(port: server.port)
+            try? await extra.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let refused = await extra.outcome(timeout: .seconds(60))
+            #expect(refused.closedByServer && refused.bytes.isEmpty, "a third unauthenticated connection: \(refused.statusLine)")
+            let stillOpen = members.filter { $0.isOpen }.count
+            #expect(stillOpen == members.count, "\(members.count - stillOpen) member connections were closed")
+            for socket in members + anonymous { _ = await socket.outcome(timeout: .milliseconds(1)) }
         }
     }
 

@@ -2,8 +2,11 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Closes a connection that would take its client address past
-/// ``ConnectionLimits/maxConnectionsPerAddress``. One instance per connection, all sharing
-/// one ``Counts``; a connection is counted from the moment it is active until it closes.
+/// ``ConnectionLimits/maxConnectionsPerAddress`` unauthenticated connections. One instance per
+/// connection, all sharing one ``Counts``; a connection is counted from the moment it is
+/// active until it closes or a request on it passes authentication (``XRPCGate`` sends
+/// ``ConnectionAuthenticated`` down its pipeline): a slowloris client that never presents a
+/// valid token is capped, members behind one address (a NAT, a proxy) are not.
 final class ConnectionCap: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
@@ -60,6 +63,11 @@ final class ConnectionCap: ChannelInboundHandler, RemovableChannelHandler {
         release()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ConnectionAuthenticated { release() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     private func decide(_ context: ChannelHandlerContext) {
         guard !decided else { return }
         decided = true
@@ -81,3 +89,7 @@ final class ConnectionCap: ChannelInboundHandler, RemovableChannelHandler {
         channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }
+
+/// Told to a connection's pipeline when a request on it passed authentication: the
+/// connection no longer counts against its address's cap (``ConnectionCap``).
+struct ConnectionAuthenticated: Sendable {}

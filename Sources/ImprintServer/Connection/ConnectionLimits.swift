@@ -9,9 +9,10 @@
 /// - ``bodyIdleTimeout`` and ``bodyDeadline``: once a head has arrived, its body must keep
 ///   arriving (no gap longer than the idle timeout) and end within the deadline, or the
 ///   connection is closed (``RequestBodyTimeout``).
-/// - ``maxConnectionsPerAddress``: open connections per client IP address, authenticated
-///   or not (``ConnectionCap``); one more is closed as soon as it opens. Tests that play many
-///   members from one loopback address raise it.
+/// - ``maxConnectionsPerAddress``: open connections per client IP address that have not yet
+///   carried an authenticated request (``ConnectionCap``); one more is closed as soon as it
+///   opens. A connection stops counting once a request on it passes the token check, so
+///   members behind one address are not capped, only clients that never authenticate.
 ///
 /// ```swift
 /// var configuration = DeliveryServerConfiguration(serviceDID: "did:web:example.com")

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Per-request facts a handler learns (the caller DID, the method) that the request log
 /// line and metrics need once the response is made.
@@ -32,8 +33,12 @@ public struct DeliveryRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let annotations = RequestAnnotations()
 
+    /// The connection the request came on (nil when the context was made without one).
+    let channel: (any Channel)?
+
     public init(source: Source) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     /// Bodies are read with per-method limits by `RequestBodyReader`; this bounds anything else.

@@ -21,6 +21,8 @@ package struct XRPCGate: Sendable {
         let token = try await verifier.verify(authorization: request.headers[.authorization], lxm: nsid)
         context.annotations.caller = token.issuer
         try await token.admit(with: verifier.replayGuard)
+        // Authenticated: the connection no longer counts against its address's cap.
+        context.channel?.pipeline.fireUserInboundEventTriggered(ConnectionAuthenticated())
         guard rateLimiter.admit(token.issuer) else { throw DeliveryError.rateLimited() }
         return token.issuer
     }
