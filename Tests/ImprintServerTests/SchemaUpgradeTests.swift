@@ -5,8 +5,9 @@ import ImprintDelivery
 import PostgresNIO
 import Testing
 
-/// A database made by the schema before v1.1 (no `client_message_id`) upgrades in place on
-/// `migrate()`, keeps its rows, and then serves the v1.1 calls.
+/// A database made by each earlier schema version (the migrations are the schema's history, so
+/// applying the first k makes version k exactly) upgrades in place on `migrate()`, keeps the
+/// rows a v1 server wrote, and then serves the v1.1 calls.
 @Suite struct SchemaUpgradeTests {
     /// Rows a v1 server could have written: a convo of two with one commit (with bytes) and one app message.
     static let v1Rows = [
@@ -23,21 +24,27 @@ import Testing
         """,
     ]
 
-    @Test(arguments: StoreKind.available)
-    func previousSchemaUpgradesAndKeepsItsData(kind: StoreKind) async throws {
+    /// Every earlier schema version of each store: a database made by migrations below
+    /// `before` (SQLite: 1, 1–2; PostgreSQL: 1 through 1–5), holding rows a v1 server wrote.
+    static let versions: [(StoreKind, Int)] = StoreKind.available.flatMap { kind in
+        (kind == .sqlite ? Array(2...SQLiteSchema.migrations.count) : Array(2...PostgresSchema.migrations.count)).map { (kind, $0) }
+    }
+
+    @Test(arguments: versions)
+    func previousSchemaUpgradesAndKeepsItsData(kind: StoreKind, before: Int) async throws {
         let store: any DeliveryStore
         switch kind {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-upgrade-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let sqlite = try SQLiteDeliveryStore(path: directory.appendingPathComponent("delivery.sqlite").path)
-            try await sqlite.applyMigrations(SQLiteSchema.migrations.filter { $0.version < 2 })
+            try await sqlite.applyMigrations(SQLiteSchema.migrations.filter { $0.version < before })
             let rows = Self.v1Rows.map { $0.replacingOccurrences(of: "TRUE", with: "1") }
             try await sqlite.pool.write { db in for sql in rows { try db.execute(sql: sql) } }
             store = sqlite
         case .postgres:
             let postgres = PostgresDeliveryStore(location: try await PostgresTestDatabase.create(), logger: testLogger)
-            try await postgres.applyMigrations(PostgresSchema.migrations.filter { $0.version < 4 })
+            try await postgres.applyMigrations(PostgresSchema.migrations.filter { $0.version < before })
             let rows = Self.v1Rows.map { $0.replacingOccurrences(of: "X'63'", with: "'\\x63'::bytea") }
             for sql in rows { try await postgres.client.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) }
             store = postgres

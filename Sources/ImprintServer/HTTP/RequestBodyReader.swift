@@ -21,20 +21,26 @@ package enum RequestBodyReader {
         return try decode(type, from: buffer)
     }
 
+    /// Bytes past a body's limit that are still read (and dropped) before the 413 goes out.
+    /// Closing a connection with request bytes unread makes the kernel reset it, and a client
+    /// still sending its body may then lose the answer; a moderately oversized body is read
+    /// to its end instead, so the 413 arrives. Beyond this the connection is simply closed.
+    static let drainLimit = 1 << 20
+
     /// The whole body, at most `limit` bytes, not empty and declared `application/json`.
     private static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         guard isJSON(request.headers[.contentType]) else { throw DeliveryError.unsupportedMediaType(request.headers[.contentType]) }
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + drainLimit {
             throw DeliveryError.payloadTooLarge(limit: limit)
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw DeliveryError.payloadTooLarge(limit: limit)
-        } catch is NIOTooManyBytesError {
-            throw DeliveryError.payloadTooLarge(limit: limit)
+        var buffer = ByteBuffer()
+        var size = 0
+        for try await chunk in request.body {
+            size += chunk.readableBytes
+            if size > limit + drainLimit { break }
+            if size <= limit { buffer.writeImmutableBuffer(chunk) }
         }
+        guard size <= limit else { throw DeliveryError.payloadTooLarge(limit: limit) }
         guard buffer.readableBytes > 0 else { throw DeliveryError.invalidRequest("empty body; expected a JSON object") }
         return buffer
     }
