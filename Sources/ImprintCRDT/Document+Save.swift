@@ -464,15 +464,26 @@ extension Document {
         // Every change's ops must add up to its declared op count: map and remove ops as
         // decoded, insert ops as the spans' items of that change (rebuilt later from them).
         // Checked here so that bytes with a valid checksum but inconsistent sections fail to
-        // load instead of producing changes that cannot be encoded.
+        // load instead of producing changes that cannot be encoded. The same pass claims every
+        // op id (`OpClaims`): no two ops may share one, so with the widths every change's
+        // counters are used exactly once.
         var widths = [Int](repeating: 0, count: recordCount)
-        for (rec, op) in history.ops { widths[rec] += op.width }
+        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter)
+        for (rec, op) in history.ops {
+            widths[rec] += op.width
+            guard claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp) else {
+                throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
+            }
+        }
         // Not shared with `recordOf`: a variable the closure does not capture stays unboxed.
         var spanHints = [Int](repeating: 0, count: actors.count)
         for o in objectIDs {
-            guard case .sequence(let s) = objects[o]! else { continue }
+            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
+                    guard claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: number) else {
+                        throw CRDTError(.malformed, "an inserted item shares the id \(sp.id.counter) with another op")
+                    }
                     var counter = sp.id.counter
                     var left = sp.length
                     while left > 0 {
@@ -487,24 +498,12 @@ extension Document {
                 }
             }
         }
-        // What replaying the history will demand of each change, as `apply` does: no two ops
-        // share an id (with the widths above, every change's counters are then used exactly
-        // once); every origin and every removed item is an item of the same sequence; and an
-        // origin comes before its item in the history (an earlier change, or an earlier op of
-        // the same change). Origins the format leaves out are inferred from neighbouring
-        // spans' counters, which damaged bytes can make point anywhere: all are checked.
-        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter)
-        for o in objectIDs {
-            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
-            for leaf in s.leaves {
-                for sp in leaf.spans where !claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: number) {
-                    throw CRDTError(.malformed, "an inserted item shares the id \(sp.id.counter) with another op")
-                }
-            }
-        }
-        for (_, op) in history.ops where !claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp) {
-            throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
-        }
+        // What replaying the history will demand of each change, as `apply` does, beside the
+        // ids claimed above: every origin and every removed item is an item of the same
+        // sequence, and an origin comes before its item in the history (an earlier change, or
+        // an earlier op of the same change). Origins the format leaves out are inferred from
+        // neighbouring spans' counters, which damaged bytes can make point anywhere: all are
+        // checked, once every item is claimed.
         var originHints = [Int](repeating: 0, count: actors.count), itemHints = originHints
         func checkOrigin(_ origin: OpID, of item: OpID, in number: Int32) throws {
             guard !origin.isNone else { return }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImprintEncoding
 
 /// Where ImprintMLS draws its randomness: the system CSPRNG, always, in every product. Only
 /// tests in this package may swap in a deterministic source for the duration of a closure
@@ -28,12 +29,6 @@ package final class DeterministicEntropy: @unchecked Sendable {
     func bytes(_ count: Int) -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
-        var out = [UInt8]()
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return Array(out.prefix(count))
+        return generator.nextBytes(count)
     }
 }

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import ImprintDelivery
+import ImprintEncoding
 import ImprintServer
 import ImprintTestSupport
 import ImprintZones
@@ -77,8 +78,8 @@ struct ZoneBenchmark: AsyncParsableCommand {
     func oneRun(serverURL: String, index: Int) async throws -> Run {
         var random = SplitMix64(seed: seed &+ UInt64(index))
         var run = Run()
-        let small = (0..<smallRecords).map { _ in random.bytes(Self.smallBytes) }
-        let large = (0..<largeRecords).map { _ in random.bytes(Self.largeBytes) }
+        let small = (0..<smallRecords).map { _ in random.nextBytes(Self.smallBytes) }
+        let large = (0..<largeRecords).map { _ in random.nextBytes(Self.largeBytes) }
         // Each set of records goes to the inbox zone of a fresh caller (`inbox_<did>`: its
         // owner reads and writes it without a roster question; shared zones add one roster
         // lookup per request, and for change/commit records the Delivery Service's message check).
@@ -147,7 +148,7 @@ struct ZoneBenchmark: AsyncParsableCommand {
         let zone = client.inbox
         _ = try await client.zones.createZone(zone)
         for start in stride(from: 0, to: catchUp, by: ZoneLimits.maximumBatchRecords) {
-            let drafts = (start..<min(start + ZoneLimits.maximumBatchRecords, catchUp)).map { Self.draft(index: $0, asset: .inline(random.bytes(Self.smallBytes))) }
+            let drafts = (start..<min(start + ZoneLimits.maximumBatchRecords, catchUp)).map { Self.draft(index: $0, asset: .inline(random.nextBytes(Self.smallBytes))) }
             _ = try await client.zones.saveRecords(zoneId: zone, drafts)
         }
         var feed: [Double] = [], total: [Double] = []
@@ -307,21 +308,5 @@ struct BenchZoneClient: Sendable {
             }
             try await group.waitForAll()
         }
-    }
-}
-
-extension SplitMix64 {
-    /// `count` incompressible bytes (distinct records, so nothing is stored once for two).
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var index = 0
-        while index < count {
-            let word = next()
-            for shift in stride(from: 0, to: 64, by: 8) where index < count {
-                bytes[index] = UInt8(truncatingIfNeeded: word >> UInt64(shift))
-                index += 1
-            }
-        }
-        return bytes
     }
 }

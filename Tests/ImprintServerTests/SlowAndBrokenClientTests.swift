@@ -87,6 +87,25 @@ import Testing
         }
     }
 
+    /// A connection that has sent one keep-alive request and been answered, so the server has
+    /// counted it for certain, whatever the scheduler did.
+    static func answeredConnection(_ server: RunningServer, _ label: String, path: String = "/xrpc/_health",
+                                   headers: String = "") async throws -> RawSocket {
+        let socket = try await RawSocket.connect(port: server.port)
+        try await socket.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)\r\n")
+        #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)), "\(label) answered")
+        return socket
+    }
+
+    /// One more unauthenticated connection is closed before any answer. (Closed at once when
+    /// refused; the timeout only bounds a server that wrongly serves it.)
+    static func expectRefused(_ server: RunningServer, _ label: String) async throws {
+        let extra = try await RawSocket.connect(port: server.port)
+        try? await extra.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = await extra.outcome(timeout: .seconds(60))
+        #expect(refused.closedByServer && refused.bytes.isEmpty, "\(label): \(refused.statusLine)")
+    }
+
     @Test func oneAddressCannotHoldMoreThanItsConnections() async throws {
         // Held connections idle between the steps; on a loaded machine the steps can take
         // longer than the default idle timeout, which would free their places.
@@ -95,19 +114,9 @@ import Testing
             $0.connectionLimits.idleTimeout = .seconds(600)
         }) { server in
             var held: [RawSocket] = []
-            for _ in 0..<3 {
-                // Each held connection has been answered once (kept alive): the server counts
-                // it for certain, whatever the scheduler did. Then one more is closed at once.
-                let socket = try await RawSocket.connect(port: server.port)
-                try await socket.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)))
-                held.append(socket)
-            }
-            let extra = try await RawSocket.connect(port: server.port)
-            try? await extra.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
-            // Closed at once when refused; the timeout only bounds a server that wrongly serves it.
-            let refused = await extra.outcome(timeout: .seconds(60))
-            #expect(refused.closedByServer && refused.bytes.isEmpty, "\(refused.statusLine)")
+            for _ in 0..<3 { held.append(try await Self.answeredConnection(server, "held connection")) }
+            // Then one more is closed at once.
+            try await Self.expectRefused(server, "a fourth connection")
             // Once one closes, a new connection is served.
             _ = await held.removeLast().outcome(timeout: .milliseconds(1))
             // The server notices the close on its own schedule: try again until a new
@@ -134,24 +143,13 @@ import Testing
         }) { server in
             var members: [RawSocket] = []
             for _ in 0..<4 {
-                let signer = ServiceAuthSigner()
-                let token = try signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
-                let socket = try await RawSocket.connect(port: server.port)
-                try await socket.send("GET \(DeliveryMethod.getConvos.path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
-                #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)), "member connection answered")
-                members.append(socket)
+                let token = try ServiceAuthSigner().token(audience: RunningServer.serviceDID, method: DeliveryMethod.getConvos.nsid)
+                members.append(try await Self.answeredConnection(
+                    server, "member connection", path: DeliveryMethod.getConvos.path, headers: "Authorization: Bearer \(token)\r\n"))
             }
             var anonymous: [RawSocket] = []
-            for _ in 0..<2 {
-                let socket = try await RawSocket.connect(port: server.port)
-                try await socket.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(60)), "unauthenticated connection answered")
-                anonymous.append(socket)
-            }
-            let extra = try await RawSocket.connect(port: server.port)
-            try? await extra.send("GET /xrpc/_health HTTP/1.1\r\nHost: x\r\n\r\n")
-            let refused = await extra.outcome(timeout: .seconds(60))
-            #expect(refused.closedByServer && refused.bytes.isEmpty, "a third unauthenticated connection: \(refused.statusLine)")
+            for _ in 0..<2 { anonymous.append(try await Self.answeredConnection(server, "unauthenticated connection")) }
+            try await Self.expectRefused(server, "a third unauthenticated connection")
             let stillOpen = members.filter { $0.isOpen }.count
             #expect(stillOpen == members.count, "\(members.count - stillOpen) member connections were closed")
             for socket in members + anonymous { _ = await socket.outcome(timeout: .milliseconds(1)) }
