@@ -17,6 +17,9 @@ public struct AssetID: Hashable, Comparable, Sendable, CustomStringConvertible, 
 
     public var description: String { hex }
 
+    /// The digest's 32 bytes.
+    public var bytes: [UInt8] { Hex.decode(hex) ?? [] }
+
     public static func < (lhs: AssetID, rhs: AssetID) -> Bool { lhs.hex < rhs.hex }
 
     public init(from decoder: Decoder) throws {

@@ -14,7 +14,9 @@ public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
         var groups: [String: GroupStateRecord] = [:]
         var epochSecrets: [EpochKey: [UInt8]] = [:]
         var snapshotKeys: [String: [UInt8]] = [:]
+        var attachmentKeys: [AttachmentKey: [UInt8]] = [:]
     }
+    private struct AttachmentKey: Hashable { var convo: String; var asset: String }
 
     private let lock = NSLock()
     private var scopes: [DIDKey: Scoped] = [:]
@@ -110,6 +112,7 @@ public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
             guard var scope = scopes[identity] else { return }
             scope.groups[convo] = nil
             scope.epochSecrets = scope.epochSecrets.filter { $0.key.convo != convo }
+            scope.attachmentKeys = scope.attachmentKeys.filter { $0.key.convo != convo }
             scopes[identity] = scope
         }
     }
@@ -157,5 +160,19 @@ public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
         guard cursor.epoch <= UInt64(Int64.max), cursor.seq <= UInt64(Int64.max) else {
             throw KeyStoreError(.invalidArgument, "epoch or seq out of range")
         }
+    }
+
+    public func saveAttachmentKey(_ key: [UInt8], asset: String, convo: String, for identity: DIDKey) throws(KeyStoreError) {
+        try Self.check(convo: convo, cursor: .start)
+        guard !asset.isEmpty, asset.utf8.count <= 128 else { throw KeyStoreError(.invalidArgument, "an asset id is 1...128 bytes") }
+        try withScope(identity) { $0.attachmentKeys[AttachmentKey(convo: convo, asset: asset)] = key }
+    }
+
+    public func attachmentKey(asset: String, convo: String, for identity: DIDKey) throws(KeyStoreError) -> [UInt8]? {
+        try locked { scopes[identity]?.attachmentKeys[AttachmentKey(convo: convo, asset: asset)] }
+    }
+
+    public func attachmentKeyAssets(convo: String, for identity: DIDKey) throws(KeyStoreError) -> [String] {
+        try locked { (scopes[identity]?.attachmentKeys.keys.filter { $0.convo == convo }.map(\.asset) ?? []).sorted() }
     }
 }

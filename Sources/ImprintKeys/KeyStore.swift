@@ -69,7 +69,8 @@ public protocol KeyStore: Sendable {
     func groupState(convo: String, for identity: DIDKey) throws(KeyStoreError) -> GroupStateRecord?
     /// The convo ids `identity` holds a group state for, sorted.
     func convos(for identity: DIDKey) throws(KeyStoreError) -> [String]
-    /// Deletes `convo`'s group state, cursor and every epoch secret (leaving or removed).
+    /// Deletes `convo`'s group state, cursor, every epoch secret and every attachment key
+    /// (leaving or removed).
     func deleteGroup(convo: String, for identity: DIDKey) throws(KeyStoreError)
 
     // MARK: Epoch secrets
@@ -95,4 +96,15 @@ public protocol KeyStore: Sendable {
     /// Deletes a snapshot's comment key (forward-secure); true if there was one.
     @discardableResult
     func deleteSnapshotKey(snapshot: String, for identity: DIDKey) throws(KeyStoreError) -> Bool
+
+    // MARK: Shared-attachment content keys
+
+    /// Saves the content key of an attachment shared through `convo` (the asset's SHA-256
+    /// hex names it): members fetch and decrypt the attachment with it, in any later epoch.
+    /// Deleted with the convo's group (`deleteGroup`). Saving again replaces it.
+    func saveAttachmentKey(_ key: [UInt8], asset: String, convo: String, for identity: DIDKey) throws(KeyStoreError)
+    /// The content key of `asset` in `convo`, or nil.
+    func attachmentKey(asset: String, convo: String, for identity: DIDKey) throws(KeyStoreError) -> [UInt8]?
+    /// Every asset of `convo` with a content key, sorted.
+    func attachmentKeyAssets(convo: String, for identity: DIDKey) throws(KeyStoreError) -> [String]
 }

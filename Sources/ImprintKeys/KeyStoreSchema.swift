@@ -77,6 +77,18 @@ enum KeyStoreSchema {
                 );
                 """)
         }
+        // v3: content keys of attachments shared through a convo (docs/sync.md, "Assets").
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE attachment_keys (
+                    identity TEXT NOT NULL REFERENCES identities(did),
+                    convo TEXT NOT NULL,
+                    asset TEXT NOT NULL,
+                    sealed_key BLOB NOT NULL,
+                    PRIMARY KEY (identity, convo, asset)
+                );
+                """)
+        }
         return migrator
     }()
 }

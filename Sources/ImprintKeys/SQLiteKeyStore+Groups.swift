@@ -82,7 +82,7 @@ extension SQLiteKeyStore {
 
     public func deleteGroup(convo: String, for identity: DIDKey) throws(KeyStoreError) {
         try write { db in
-            for table in ["group_states", "processed_cursors", "epoch_secrets"] {
+            for table in ["group_states", "processed_cursors", "epoch_secrets", "attachment_keys"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE identity = ? AND convo = ?", arguments: [identity.did, convo])
             }
         }

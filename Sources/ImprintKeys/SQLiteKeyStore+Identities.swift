@@ -45,7 +45,7 @@ extension SQLiteKeyStore {
 
     public func deleteIdentity(_ did: DIDKey) throws(KeyStoreError) {
         try write { db in
-            for table in ["snapshot_keys", "epoch_secrets", "processed_cursors", "group_states", "key_package_keys", "signature_keys"] {
+            for table in ["attachment_keys", "snapshot_keys", "epoch_secrets", "processed_cursors", "group_states", "key_package_keys", "signature_keys"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE identity = ?", arguments: [did.did])
             }
             try db.execute(sql: "DELETE FROM identities WHERE did = ?", arguments: [did.did])

@@ -50,6 +50,7 @@ extension SharedDocument {
 
         // Read the join epoch's messages, in memory, up to its snapshot.
         var staged: [Change] = []
+        var stagedAssets: [(entries: [AttachmentAnnouncement.Entry], author: String)] = []
         var snapshot: SnapshotContent?
         var lastSeq = 0
         var since = 0
@@ -69,13 +70,16 @@ extension SharedDocument {
                 }
                 guard message.sender != account.did,
                       let ciphertext = try await fetchPayload(seq: message.seq, convoId: convoId, account: account) else { break scan }
-                guard case let .application(data, _, _) = try group.process(try MLSMessage(tlsBytes: ciphertext)) else {
+                guard case let .application(data, sender, _) = try group.process(try MLSMessage(tlsBytes: ciphertext)) else {
                     throw SyncError(.invalidPayload, "seq \(message.seq) is not an application message")
                 }
                 let payload = try SyncPayload(decoding: data)
                 switch payload.kind {
                 case .changes: staged += try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
                 case .snapshot: snapshot = try SnapshotContent(decoding: payload.body)
+                case .assets:
+                    let author = try MemberCredential.roster(of: group)[sender] ?? message.sender
+                    stagedAssets.append((try AttachmentAnnouncement(decoding: payload.body).entries, author))
                 }
                 lastSeq = message.seq
                 if snapshot != nil { break scan }
@@ -98,6 +102,7 @@ extension SharedDocument {
         let doc = SharedDocument(account: account, bundle: bundle, group: group,
                                  cursor: ProcessedCursor(epoch: group.epoch, seq: UInt64(lastSeq)), state: state)
         await doc.rememberAuthenticatorNow()
+        for announcement in stagedAssets { try await doc.remember(announced: announcement.entries, by: announcement.author) }
         try await doc.saveGroup()
         try await doc.saveState()
         // Joined for good: the key package's private keys go (forward secrecy), and the Welcome.

@@ -15,6 +15,8 @@ public struct PullReport: Sendable, Hashable {
     public var changes = 0
     /// Commits processed (membership changes, key updates).
     public var commits = 0
+    /// Asset announcements received (the assets themselves are fetched on demand: ``SharedDocument/fetchAsset(_:)``).
+    public var assets = 0
     /// Seqs whose records have not reached the zone yet.
     public var gaps: [Int] = []
     /// The epoch after the pull.
@@ -201,6 +203,9 @@ extension SharedDocument {
         case .snapshot:
             let content = try SnapshotContent(decoding: payload.body)
             try applySnapshot(content, from: author, epoch: framed.epoch)
+        case .assets:
+            try remember(announced: try AttachmentAnnouncement(decoding: payload.body).entries, by: author)
+            report.assets += 1
         }
         // The plaintext is durable in the bundle; now the state that consumed its key.
         group = next

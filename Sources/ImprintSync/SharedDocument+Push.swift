@@ -13,14 +13,18 @@ public struct PushReport: Sendable, Hashable {
     public var changes: Int
     /// The seq the Delivery Service gave the message, if one was sent.
     public var seq: Int?
-    /// Ciphertext bytes stored in the zone.
+    /// Ciphertext bytes stored in the zone (of the change set).
     public var bytes: Int
+    /// Assets uploaded and announced to the group by this push.
+    public var assets = 0
 }
 
 extension SharedDocument {
     /// Sends every local change the group has not seen: the edits made in the bundle since the
     /// last push (by this process or any other writing this device's log), plus changes a
-    /// newer member's snapshot lacked. Catches up first when the epoch moved on.
+    /// newer member's snapshot lacked; and the bundle's assets the group does not have yet
+    /// (encrypted, uploaded as `attachment` records, their keys announced). Catches up first
+    /// when the epoch moved on.
     @discardableResult
     public func push() async throws -> PushReport {
         try await exclusive { try await pushNow() }
@@ -31,6 +35,15 @@ extension SharedDocument {
         try await finishOutbox()
         try await sendOwedSnapshot()
         try reloadBundleIfChanged()
+        var assets = 0
+        for attempt in 0...account.options.commitRetries {
+            do {
+                assets = try await shareNewAssets()
+                break
+            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" && attempt < account.options.commitRetries {
+                _ = try await pullNow()
+            }
+        }
         for _ in 0...account.options.commitRetries {
             let heads = bundle.document.currentHeads
             let known = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)))
@@ -40,16 +53,16 @@ extension SharedDocument {
                 let have = Set(unsent.map(\.hash))
                 unsent += bundle.document.allChanges().filter { resend.contains($0.hash.hex) && !have.contains($0.hash) }
             }
-            guard !unsent.isEmpty else { return PushReport(changes: 0, seq: nil, bytes: 0) }
+            guard !unsent.isEmpty else { return PushReport(changes: 0, seq: nil, bytes: 0, assets: assets) }
             let payload = SyncPayload(kind: .changes, body: ChangeSet.encode(unsent))
             do {
                 let (seq, size) = try await send(payload, heads: heads)
                 state.resend = []
                 try saveState()
-                return PushReport(changes: unsent.count, seq: seq, bytes: size)
+                return PushReport(changes: unsent.count, seq: seq, bytes: size, assets: assets)
             } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
                 // Encrypted in an epoch that has ended: catch up, encrypt again in the new one.
-                try await pullNow()
+                _ = try await pullNow()
             }
         }
         throw SyncError(.conflictRetriesExhausted, "the epoch kept moving while pushing")
@@ -127,13 +140,17 @@ extension SharedDocument {
 
     // MARK: Snapshots
 
-    /// Sends the whole document in the current epoch, for members who joined in it.
+    /// Sends the whole document in the current epoch, for members who joined in it, then the
+    /// keys of every asset shared so far. Owed until both are delivered (a crash in between
+    /// sends both again; members drop what they already have).
     func sendSnapshot() async throws {
         let heads = bundle.document.currentHeads
         let content = SnapshotContent(documentID: bundle.metadata.documentID, admins: state.admins, heads: heads,
                                       document: bundle.document.save())
-        state.snapshotOwed = false
         _ = try await send(SyncPayload(kind: .snapshot, body: content.encoded), heads: heads)
+        // The asset keys follow the snapshot: a member who joined in this epoch can read no older message.
+        try await sendKnownAssets()
+        state.snapshotOwed = false
         try saveState()
     }
 

@@ -11,6 +11,7 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             case noWelcome, noKeyPackage, credentialMismatch, forbidden, externalCommit
             case rosterMismatch, forkDetected, staleState, invalidPayload, missingCommit
             case conflictRetriesExhausted, invalidArgument, io
+            case unknownAsset, assetNotInZone, assetTampered
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -58,6 +59,14 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// A local file could not be read or written.
         public static let io = Code(.io)
+        /// No member has shared an asset with this id in this document (or its key is not
+        /// in this identity's key store).
+        public static let unknownAsset = Code(.unknownAsset)
+        /// An asset was announced but its records are not (all) in the zone: fetch again later.
+        public static let assetNotInZone = Code(.assetNotInZone)
+        /// An asset's records do not decrypt, or decrypt to bytes whose SHA-256 is not the
+        /// asset's id: someone changed them. Nothing is added to the bundle.
+        public static let assetTampered = Code(.assetTampered)
     }
 
     /// The kind of failure.

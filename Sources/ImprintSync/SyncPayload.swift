@@ -8,13 +8,16 @@ import ImprintMLS
 /// Layout (TLS presentation language, docs/sync.md): `"IMS"`, version `1`, kind
 /// (`uint8`), body (`opaque<V>`), then zeros to the bucket. Buckets: at least 256 bytes,
 /// powers of two up to 1 MiB, whole MiB above. A change set and a snapshot look alike to
-/// the servers: both travel as `change` records.
+/// the servers: all three travel as `change` records.
 struct SyncPayload: Sendable, Hashable {
     enum Kind: UInt8, Sendable {
         /// A change set (`ChangeSet` bytes).
         case changes = 1
         /// A whole document for members who joined in this epoch (`SnapshotContent`).
         case snapshot = 2
+        /// Assets shared with the group: where their records are and their keys
+        /// (`AttachmentAnnouncement`).
+        case assets = 3
     }
 
     static let magic: [UInt8] = Array("IMS".utf8) + [1]

@@ -60,6 +60,60 @@ struct SyncState: Codable, Sendable, Hashable {
     var lastPull: Date?
     /// Epoch authenticators (hex, truncated) of recent epochs, to compare with other members'.
     var authenticators: [String: String] = [:]
+    /// Assets shared through the group, by id (SHA-256 hex); their keys are in the key store.
+    var assets: [String: SharedAsset] = [:]
+
+    /// An asset shared through the group: where its records are. Not secret (the content key
+    /// is in the key store); the asset itself is in the bundle once fetched.
+    struct SharedAsset: Codable, Sendable, Hashable {
+        var size: UInt64
+        /// Segment `i` is record `<recordBase>.<i>` of the document's zone.
+        var recordBase: String
+        /// Who shared it first.
+        var sharedBy: String
+        /// Whether the group has been told (false: this member uploaded it and has not sent
+        /// the announcement yet; the next push uploads again, idempotently, and announces).
+        var announced: Bool
+    }
+
+    init(convoId: String, did: String, serverURL: String, serviceDID: String, bundlePath: String,
+         sharedHeads: [String] = [], joinedEpoch: UInt64 = 0, admins: [String] = []) {
+        self.convoId = convoId
+        self.did = did
+        self.serverURL = serverURL
+        self.serviceDID = serviceDID
+        self.bundlePath = bundlePath
+        self.sharedHeads = sharedHeads
+        self.joinedEpoch = joinedEpoch
+        self.admins = admins
+    }
+
+    /// Decodes a state written by this or an earlier version: a field added since is missing
+    /// from older files and takes its default.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        convoId = try c.decode(String.self, forKey: .convoId)
+        did = try c.decode(String.self, forKey: .did)
+        serverURL = try c.decode(String.self, forKey: .serverURL)
+        serviceDID = try c.decode(String.self, forKey: .serviceDID)
+        bundlePath = try c.decode(String.self, forKey: .bundlePath)
+        sharedHeads = try c.decodeIfPresent([String].self, forKey: .sharedHeads) ?? []
+        joinedEpoch = try c.decodeIfPresent(UInt64.self, forKey: .joinedEpoch) ?? 0
+        admins = try c.decodeIfPresent([String].self, forKey: .admins) ?? []
+        processedAbove = try c.decodeIfPresent([Int].self, forKey: .processedAbove) ?? []
+        gaps = try c.decodeIfPresent([Gap].self, forKey: .gaps) ?? []
+        resend = try c.decodeIfPresent([String].self, forKey: .resend) ?? []
+        snapshotOwed = try c.decodeIfPresent(Bool.self, forKey: .snapshotOwed) ?? false
+        pendingCommitHash = try c.decodeIfPresent(String.self, forKey: .pendingCommitHash)
+        pendingCommitAdds = try c.decodeIfPresent(Bool.self, forKey: .pendingCommitAdds) ?? false
+        endedReason = try c.decodeIfPresent(String.self, forKey: .endedReason)
+        alerts = try c.decodeIfPresent([String].self, forKey: .alerts) ?? []
+        lastSentSeq = try c.decodeIfPresent(Int.self, forKey: .lastSentSeq) ?? 0
+        staleReason = try c.decodeIfPresent(String.self, forKey: .staleReason)
+        lastPull = try c.decodeIfPresent(Date.self, forKey: .lastPull)
+        authenticators = try c.decodeIfPresent([String: String].self, forKey: .authenticators) ?? [:]
+        assets = try c.decodeIfPresent([String: SharedAsset].self, forKey: .assets) ?? [:]
+    }
 
     static func directory(home: String) -> String { home + "/sync" }
     static func path(home: String, convoId: String) -> String { directory(home: home) + "/\(convoId).json" }

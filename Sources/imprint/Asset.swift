@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import ImprintBundle
 import ImprintStore
+import ImprintSync
 
 /// `imprint asset add|list|get|rm <bundle> ...`: content-addressed attachments.
 struct Asset: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Content-addressed assets of a bundle.",
-        subcommands: [Add.self, List.self, Get.self, Remove.self]
+        subcommands: [Add.self, List.self, Get.self, Remove.self, Fetch.self]
     )
 
     /// `asset add <bundle> <file>`: prints the asset id.
@@ -72,6 +73,36 @@ struct Asset: ParsableCommand {
             } else {
                 fflush(nil)
                 try store.assets.write(assetID, to: FileHandle.standardOutput.fileDescriptor)
+            }
+        }
+    }
+
+    /// `asset fetch <bundle> [<id>...]`: brings assets other members shared into the bundle.
+    struct Fetch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch assets the other members of a shared document shared (all the bundle lacks, or the ones named).")
+        @OptionGroup var options: SharedBundleOptions
+        @Argument(help: "Asset ids or unambiguous prefixes (default: every shared asset the bundle lacks).") var ids: [String] = []
+
+        func run() throws {
+            let wanted = ids, bundle = options.bundle
+            let fetched: [(id: String, size: UInt64)] = try options.withDocument { doc, _ in
+                let shared = try await doc.sharedAssets()
+                let chosen = try wanted.isEmpty
+                    ? shared.filter { !$0.isLocal }.map(\.id)
+                    : wanted.map { try resolveAssetID($0, among: shared.map(\.id), in: bundle) }
+                var out: [(String, UInt64)] = []
+                for id in chosen where try await doc.fetchAsset(id) {
+                    out.append((id.hex, shared.first { $0.id == id }?.size ?? 0))
+                }
+                return out
+            }
+            if options.json {
+                printJSON(["fetched": .array(fetched.map { .object(["id": .string($0.id), "size": .int(Int($0.size))]) })])
+            } else if fetched.isEmpty {
+                print("nothing to fetch")
+            } else {
+                for asset in fetched { print("fetched \(asset.id) (\(asset.size) bytes)") }
             }
         }
     }

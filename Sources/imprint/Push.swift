@@ -15,11 +15,15 @@ struct Push: ParsableCommand {
             return report
         }
         if options.json {
-            printJSON(["changes": .int(report.changes), "seq": report.seq.map { JSON.int($0) } ?? .null, "bytes": .int(report.bytes)])
-        } else if let seq = report.seq {
-            print("pushed \(report.changes) change\(report.changes == 1 ? "" : "s") as seq \(seq) (\(report.bytes) bytes of ciphertext)")
+            printJSON(["changes": .int(report.changes), "seq": report.seq.map { JSON.int($0) } ?? .null, "bytes": .int(report.bytes),
+                       "assets": .int(report.assets)])
         } else {
-            print("nothing to push")
+            if report.assets > 0 { print("shared \(report.assets) asset\(report.assets == 1 ? "" : "s"), encrypted") }
+            if let seq = report.seq {
+                print("pushed \(report.changes) change\(report.changes == 1 ? "" : "s") as seq \(seq) (\(report.bytes) bytes of ciphertext)")
+            } else if report.assets == 0 {
+                print("nothing to push")
+            }
         }
     }
 }

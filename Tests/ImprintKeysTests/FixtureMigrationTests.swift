@@ -39,6 +39,9 @@ import Testing
         // Migrated to v2: the snapshot-key table exists.
         try store.saveSnapshotKey([5], snapshot: "review", for: me)
         #expect(try store.snapshotKey(snapshot: "review", for: me) == [5])
+        // Migrated to v3: the attachment-key table exists.
+        try store.saveAttachmentKey([6], asset: "figure", convo: "fixture-convo", for: me)
+        #expect(try store.attachmentKey(asset: "figure", convo: "fixture-convo", for: me) == [6])
     }
 
     @Test func theSampleStoreRefusesAWrongPassphrase() throws {

@@ -120,8 +120,10 @@ import Testing
         try store.saveGroupState(GroupStateRecord(state: randomBytes(300, &rng), cursor: .start), convo: "stays", for: me)
         try store.saveGroupState(GroupStateRecord(state: randomBytes(3_000, &rng), cursor: .start), convo: "left", for: me)
         try store.saveEpochSecret(randomBytes(32, &rng), convo: "left", epoch: 1, for: me)
+        try store.saveAttachmentKey(randomBytes(32, &rng), asset: "figure", convo: "left", for: me)
         let blobs = [try sealedBlob(dir, "SELECT sealed_state FROM group_states WHERE convo = 'left'"),
-                     try sealedBlob(dir, "SELECT sealed_secret FROM epoch_secrets WHERE convo = 'left'")]
+                     try sealedBlob(dir, "SELECT sealed_secret FROM epoch_secrets WHERE convo = 'left'"),
+                     try sealedBlob(dir, "SELECT sealed_key FROM attachment_keys WHERE convo = 'left'")]
         try store.deleteGroup(convo: "left", for: me)
         let after = try storeFiles(dir)
         for blob in blobs { #expect(occurs(blob, in: after).isEmpty, "seed \(seed)") }

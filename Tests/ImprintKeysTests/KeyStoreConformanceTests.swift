@@ -37,6 +37,8 @@ import Testing
         try store.saveEpochSecret(epochSecret, convo: "convo-1", epoch: 3, for: me)
         let snapshotKey = randomBytes(32, &rng)
         try store.saveSnapshotKey(snapshotKey, snapshot: "snap-1", for: me)
+        let attachmentKey = randomBytes(32, &rng)
+        try store.saveAttachmentKey(attachmentKey, asset: "ab12", convo: "convo-1", for: me)
 
         for reader in [store, try kind.reopen(store, in: dir)] {
             #expect(try reader.signatureKey(suite: 1, for: me) == signature, "seed \(seed)")
@@ -52,6 +54,9 @@ import Testing
             #expect(try reader.snapshotKey(snapshot: "snap-1", for: me) == snapshotKey)
             #expect(try reader.snapshotKey(snapshot: "snap-2", for: me) == nil)
             #expect(try reader.snapshotKeyNames(for: me) == ["snap-1"])
+            #expect(try reader.attachmentKey(asset: "ab12", convo: "convo-1", for: me) == attachmentKey)
+            #expect(try reader.attachmentKey(asset: "ab12", convo: "convo-2", for: me) == nil)
+            #expect(try reader.attachmentKeyAssets(convo: "convo-1", for: me) == ["ab12"])
         }
     }
 
@@ -75,7 +80,16 @@ import Testing
         #expect(try store.keyPackageReferences(for: me) == [[0x0B]])
 
         try store.saveGroupState(GroupStateRecord(state: [1], cursor: .start), convo: "a", for: me)
+        try store.saveAttachmentKey([7], asset: "f00d", convo: "a", for: me)
+        try store.saveAttachmentKey([8], asset: "f00d", convo: "b", for: me)
+        try store.saveAttachmentKey([6], asset: "beef", convo: "a", for: me)
+        try store.saveAttachmentKey([5], asset: "beef", convo: "a", for: me)  // replaces
+        #expect(try store.attachmentKey(asset: "beef", convo: "a", for: me) == [5])
+        #expect(try store.attachmentKeyAssets(convo: "a", for: me) == ["beef", "f00d"])
+        #expect(throws: KeyStoreError.self) { try store.saveAttachmentKey([1], asset: "", convo: "a", for: me) }
         try store.deleteGroup(convo: "a", for: me)
+        #expect(try store.attachmentKeyAssets(convo: "a", for: me).isEmpty)
+        #expect(try store.attachmentKey(asset: "f00d", convo: "b", for: me) == [8])
         #expect(try store.groupState(convo: "a", for: me) == nil)
         #expect(try store.epochSecret(convo: "a", epoch: 4, for: me) == nil)
         #expect(try store.epochSecret(convo: "b", epoch: 1, for: me) == [9])

@@ -39,6 +39,20 @@ extension SyncSuites {
             #expect(pulled["messages"] as? Int == 1 && (pulled["gaps"] as? [Any])?.isEmpty == true)
             #expect(try await cli.output(["text", a]).stdout == "Bob: Shared from the CLI.")
 
+            // An asset added on Bob's side reaches Alice when she asks for it.
+            let figure = root + "/figure.bin"
+            try Data("FIGURE-BYTES ".utf8 + (0..<3_000).map { UInt8($0 % 251) }).write(to: URL(fileURLWithPath: figure))
+            let assetID = try await cli.output(["asset", "add", b, figure, "--device", "bob"]).lastLine
+            let shared = try await cli.json(["push", b, "--home", hb, "--device", "bob", "--json"])
+            #expect(shared["assets"] as? Int == 1 && shared["changes"] as? Int == 1, "the asset and its reference")
+            let announced = try await cli.json(["pull", a, "--home", ha, "--device", "alice", "--json"])
+            #expect(announced["assets"] as? Int == 1)
+            let fetched = try await cli.json(["asset", "fetch", a, "--home", ha, "--device", "alice", "--json"])
+            #expect((fetched["fetched"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [assetID])
+            #expect(try await cli.output(["asset", "fetch", a, "--home", ha, "--device", "alice"]).stdout == "nothing to fetch\n")
+            _ = try await cli.output(["asset", "get", a, assetID, "-o", root + "/figure-copy.bin"])
+            #expect(FileManager.default.contentsEqual(atPath: figure, andPath: root + "/figure-copy.bin"))
+
             let members = try await cli.json(["members", a, "--home", ha, "--json"])
             let dids = (members["members"] as? [[String: Any]])?.compactMap { $0["did"] as? String }
             #expect(Set(dids ?? []) == [aliceDID, bobDID] && members["epoch"] as? Int == 1)
