@@ -92,13 +92,37 @@ public struct DeliveryClient: Sendable {
     /// Streams events after `cursor` (all retained events when nil). The stream ends when the
     /// server closes the connection; resume by passing the last event's cursor.
     public func subscribeConvoEvents(cursor: Int64? = nil) -> AsyncThrowingStream<ConvoEvent, Error> {
+        eventStream(.subscribeConvoEvents, query: cursor.map { [("cursor", String($0))] } ?? []) { event in
+            guard let id = event.id, let cursor = Int64(id) else { return nil }
+            return ConvoEvent(cursor: cursor, payload: try ConvoEventPayload(name: event.event, data: Data(event.data.utf8)))
+        }
+    }
+
+    /// v1.2: relays `data` at once to the convo's members subscribed now; stored nowhere.
+    public func sendEphemeral(_ input: SendEphemeralInput) async throws {
+        let _: EmptyOutput = try await procedure(.sendEphemeral, input)
+    }
+
+    /// v1.2: the other members' ephemeral messages of `convoId` from now on. Ends when the
+    /// caller is no longer a member (or the server shuts down); nothing sent while no stream
+    /// was open comes back.
+    public func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error> {
+        eventStream(.subscribeEphemeral, query: [("convoId", convoId)]) { event in
+            guard event.event == "ephemeral" else { return nil }
+            return try WireJSON.decoder().decode(EphemeralMessage.self, from: Data(event.data.utf8))
+        }
+    }
+
+    /// One server-sent-event stream of `method`, each event turned into an element by `element`
+    /// (nil: skipped).
+    private func eventStream<Element: Sendable>(
+        _ method: DeliveryMethod, query: [(String, String)],
+        _ element: @escaping @Sendable (ServerSentEvent) throws -> Element?
+    ) -> AsyncThrowingStream<Element, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var request = try makeRequest(
-                        path: DeliveryMethod.subscribeConvoEvents.path,
-                        query: cursor.map { [("cursor", String($0))] } ?? [], method: .GET,
-                        lxm: DeliveryMethod.subscribeConvoEvents.nsid)
+                    var request = try makeRequest(path: method.path, query: query, method: .GET, lxm: method.nsid)
                     request.headers.add(name: "Accept", value: "text/event-stream")
                     let response = try await httpClient.execute(request, deadline: .distantFuture)
                     guard response.status == .ok else {
@@ -108,9 +132,7 @@ public struct DeliveryClient: Sendable {
                     var parser = ServerSentEventParser()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
-                            guard let id = event.id, let cursor = Int64(id) else { continue }
-                            let payload = try ConvoEventPayload(name: event.event, data: Data(event.data.utf8))
-                            continuation.yield(ConvoEvent(cursor: cursor, payload: payload))
+                            if let value = try element(event) { continuation.yield(value) }
                         }
                     }
                     continuation.finish()

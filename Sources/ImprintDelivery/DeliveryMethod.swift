@@ -15,6 +15,10 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     case subscribeConvoEvents
     /// v1.1.
     case setAdmins
+    /// v1.2: ephemeral messages (presence), relayed to subscribed members and stored nowhere.
+    case sendEphemeral
+    /// v1.2: the ephemeral messages of one convo, as server-sent events, from now on.
+    case subscribeEphemeral
 
     /// NSID prefix shared by every method.
     public static let namespace = "blue.catbird.mls"
@@ -28,7 +32,7 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents: false
+        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents, .subscribeEphemeral: false
         default: true
         }
     }

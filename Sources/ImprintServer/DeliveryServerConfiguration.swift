@@ -12,6 +12,8 @@ public struct DeliveryServerConfiguration: Sendable {
     /// Body limit for every other method.
     public var bodyLimit = 64 << 10
     public var maxMessagesPerPage = 1000
+    /// v1.2: largest `sendEphemeral` message (presence is a few hundred bytes).
+    public var maxEphemeralBytes = 2048
     public var defaultMessagesPerPage = 100
     public var maxKeyPackagesPerDID = 200
     public var maxDIDsPerKeyPackageRequest = 50

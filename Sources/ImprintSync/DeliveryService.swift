@@ -21,6 +21,8 @@ public protocol DeliveryService: Sendable {
     func sendMessage(_ input: SendMessageInput) async throws -> SendMessageOutput
     func getMessages(convoId: String, sinceSeq: Int?, limit: Int?) async throws -> GetMessagesOutput
     func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error>
+    func sendEphemeral(_ input: SendEphemeralInput) async throws
+    func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error>
 }
 
 extension DeliveryClient: DeliveryService {}

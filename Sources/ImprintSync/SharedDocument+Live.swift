@@ -12,6 +12,9 @@ public enum LiveEvent: Sendable, Hashable {
     case reconnecting(reason: String, delay: Duration)
     /// A pull or push failed and will be tried again (the failure, one line).
     case retrying(String)
+    /// Another member's presence, with its caret's index in this member's body text now
+    /// (nil: none given, or on text not received yet).
+    case presence(PresenceUpdate, index: Int?)
 }
 
 extension SharedDocument {
@@ -24,7 +27,8 @@ extension SharedDocument {
     /// arrive just after its message is announced), each reconnecting with exponential
     /// backoff (0.5 s doubling to 30 s); the bundle
     /// is checked every `pollInterval` (a cheap stamp of its files), and a pull also runs every
-    /// `pullInterval` in case an announcement was missed. The stream ends with
+    /// `pullInterval` in case an announcement was missed. The other members' presence
+    /// (``presenceUpdates()``) comes as `.presence` events. The stream ends with
     /// ``SyncError/Code/removed`` when this identity is removed.
     public nonisolated func live(pollInterval: Duration = .milliseconds(250), pullInterval: Duration = .seconds(30))
         -> AsyncThrowingStream<LiveEvent, any Error>
@@ -32,6 +36,7 @@ extension SharedDocument {
         let (wakes, waker) = AsyncStream.makeStream(of: LiveWake.self, bufferingPolicy: .bufferingNewest(8))
         return AsyncThrowingStream { continuation in
             let listener = Task { await self.listen(waker: waker, events: continuation) }
+            let presenceListener = Task { await self.listenToPresence(events: continuation) }
             let zoneListener = Task { await self.listenToZone(waker: waker, events: continuation) }
             let ticker = Task {
                 while !Task.isCancelled {
@@ -49,6 +54,7 @@ extension SharedDocument {
             }
             continuation.onTermination = { _ in
                 listener.cancel()
+                presenceListener.cancel()
                 zoneListener.cancel()
                 ticker.cancel()
                 worker.cancel()
@@ -75,6 +81,26 @@ extension SharedDocument {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
             waker.yield(.announced) // catch up on what the drop may have hidden
+        }
+    }
+
+    /// Follows the other members' presence, reconnecting with backoff.
+    nonisolated func listenToPresence(events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
+        var delay = Duration.milliseconds(500)
+        while !Task.isCancelled {
+            do {
+                for try await update in presenceUpdates() {
+                    delay = .milliseconds(500)
+                    var index: Int?
+                    if let cursor = update.cursor { index = (try? await self.index(of: cursor)) ?? nil }
+                    events.yield(.presence(update, index: index))
+                }
+            } catch {
+                if Task.isCancelled { return }
+                events.yield(.reconnecting(reason: "presence: \(error)", delay: delay))
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
         }
     }
 
@@ -120,7 +146,7 @@ extension SharedDocument {
                 let now = TreeStamp.take(logs)
                 if now != stamp {
                     let report = try await push()
-                    if report.changes > 0 { events.yield(.pushed(report)) }
+                    if report.changes > 0 || report.assets > 0 { events.yield(.pushed(report)) }
                     stamp = TreeStamp.take(logs)
                 }
             } catch let error as SyncError where error.code == .removed {

@@ -54,6 +54,9 @@ public actor SharedDocument {
     var rosterChecked = false
     /// The bundle's stamp when this object last read it (see `reloadBundleIfChanged`).
     var seenBundleStamp: [TreeStamp] = []
+    /// The newest presence update delivered per member, and how many were dropped.
+    var presenceSeen: [String: Date] = [:]
+    var presenceDropped = 0
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

@@ -24,8 +24,9 @@ struct Live: ParsableCommand {
     static func line(_ event: LiveEvent, json: Bool) -> String {
         switch event {
         case let .pushed(report):
-            return json ? JSON.object(["event": .string("pushed"), "changes": .int(report.changes), "seq": .int(report.seq ?? 0)]).serialized
-                : "pushed \(report.changes) change\(report.changes == 1 ? "" : "s") as seq \(report.seq ?? 0)"
+            return json ? JSON.object(["event": .string("pushed"), "changes": .int(report.changes), "seq": .int(report.seq ?? 0),
+                                       "assets": .int(report.assets)]).serialized
+                : "pushed \(report.changes) change\(report.changes == 1 ? "" : "s") as seq \(report.seq ?? 0)" + (report.assets > 0 ? " and \(report.assets) asset\(report.assets == 1 ? "" : "s")" : "")
         case let .pulled(report):
             return json ? JSON.object(["event": .string("pulled"), "messages": .int(report.messages), "changes": .int(report.changes),
                                        "commits": .int(report.commits), "epoch": .int(report.epoch), "seq": .int(report.seq)]).serialized
@@ -35,6 +36,10 @@ struct Live: ParsableCommand {
                 : "reconnecting in \(delay): \(reason)"
         case let .retrying(reason):
             return json ? JSON.object(["event": .string("retrying"), "reason": .string(reason)]).serialized : "will retry: \(reason)"
+        case let .presence(update, index):
+            return json ? JSON.object(["event": .string("presence"), "did": .string(update.did), "active": .bool(update.isActive),
+                                       "index": index.map { JSON.int($0) } ?? .null]).serialized
+                : update.isActive ? "\(update.did) is editing\(index.map { " at \($0)" } ?? "")" : "\(update.did) stopped editing"
         }
     }
 }

@@ -34,6 +34,22 @@ extension SyncSuites {
             }
             try await aliceDoc.pull()
             #expect(try alice.text() == "bob live: again alice ")
+
+            // Alice's caret (before "live"), as Bob's live reports it on Bob's text.
+            let presence = Task {
+                while !Task.isCancelled {
+                    try await aliceDoc.sendPresence(at: 4)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { presence.cancel() }
+            while true {
+                let event = try #require(try await bobEvents.next())
+                if case let .presence(update, index) = event {
+                    #expect(update.did == alice.did && update.isActive && index == 4)
+                    break
+                }
+            }
         }
     }
 }

@@ -32,6 +32,8 @@ struct DeliveryController: Sendable {
         add(.getMessages, to: routes, getMessages)
         add(.registerStorage, to: routes, registerStorage)
         add(.subscribeConvoEvents, to: routes, subscribeConvoEvents)
+        add(.sendEphemeral, to: routes, sendEphemeral)
+        add(.subscribeEphemeral, to: routes, subscribeEphemeral)
         return routes
     }
 
@@ -231,6 +233,29 @@ struct DeliveryController: Sendable {
         }
         return EventStreamResponder<Int64>.convoEvents(store: store, recipient: caller, metrics: metrics, heartbeat: configuration.eventHeartbeat)
             .response(after: cursor)
+    }
+
+    // MARK: Ephemeral messages (v1.2)
+
+    @Sendable func sendEphemeral(_ request: Request, caller: String) async throws -> Response {
+        let input = try await body(SendEphemeralInput.self, request)
+        try InputRules.convoId(input.convoId)
+        guard input.epoch >= 0 else { throw DeliveryError.invalidRequest("epoch must not be negative") }
+        guard (1...configuration.maxEphemeralBytes).contains(input.data.count) else {
+            throw DeliveryError.invalidRequest("data must be 1 to \(configuration.maxEphemeralBytes) bytes")
+        }
+        guard try await store.isActiveMember(convoId: input.convoId, did: caller) else { throw DeliveryError.notMember(input.convoId) }
+        try await store.relayEphemeral(EphemeralMessage(convoId: input.convoId, sender: caller, epoch: input.epoch, data: input.data))
+        return try json(EmptyOutput())
+    }
+
+    @Sendable func subscribeEphemeral(_ request: Request, caller: String) async throws -> Response {
+        let query = try self.query(request, allowed: ["convoId"])
+        let convoId = try query.required("convoId")
+        try InputRules.convoId(convoId)
+        guard try await store.isActiveMember(convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
+        return EphemeralStreamResponder(store: store, convoId: convoId, subscriber: caller, metrics: metrics,
+                                        heartbeat: configuration.eventHeartbeat).response()
     }
 
     // MARK: Input

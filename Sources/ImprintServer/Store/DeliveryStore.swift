@@ -49,6 +49,16 @@ public protocol DeliveryStore: Sendable {
     /// Events for `recipient` with cursor > `after`, ascending, at most `limit`.
     func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent]
 
+    /// v1.2: whether `did` is an active member of `convoId`; `convoNotFound` if there is no such convo.
+    func isActiveMember(convoId: String, did: String) async throws -> Bool
+
+    /// Where `subscribeEphemeral` streams take their messages from, on this instance.
+    var ephemeralHub: EphemeralHub { get }
+
+    /// v1.2: relays `message` to the `ephemeralHub` of every instance using this store, and
+    /// stores nothing.
+    func relayEphemeral(_ message: EphemeralMessage) async throws
+
     func shutdown() async throws
 }
 

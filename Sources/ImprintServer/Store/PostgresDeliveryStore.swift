@@ -31,11 +31,15 @@ public final class PostgresDeliveryStore: DeliveryStore {
     package let client: PostgresClient
     package let logger: Logger
     public let eventBell = EventBell()
+    /// Fed by `NOTIFY imprint_ephemeral` (this instance's own relays included), so members
+    /// connected to any instance get every instance's ephemeral messages.
+    public let ephemeralHub = EphemeralHub()
     public var tokenReplayGuard: any TokenReplayGuard { replayGuard }
     let replayGuard: PostgresTokenReplayGuard
     let notifier: PostgresEventNotifier
     private let runTask: Task<Void, Never>
     private let listenerTask: Task<Void, Never>
+    private let ephemeralListenerTask: Task<Void, Never>
 
     public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
         var configuration: PostgresClient.Configuration
@@ -56,30 +60,22 @@ public final class PostgresDeliveryStore: DeliveryStore {
         notifier = PostgresEventNotifier(client: client, channel: Self.notificationChannel, logger: logger)
         runTask = Task { await client.run() }
         let bell = eventBell
-        listenerTask = Task {
-            while !Task.isCancelled {
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.listen(on: Self.notificationChannel) { notifications in
-                            bell.ringAll()  // anything written while we were not listening
-                            for try await notification in notifications {
-                                EventNotificationPayload(text: notification.payload).ring(bell)
-                            }
-                        }
-                    }
-                } catch {
-                    if Task.isCancelled { break }
-                    logger.warning("event listener lost its connection; retrying", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
-                }
+        listenerTask = Self.listen(on: Self.notificationChannel, client: client, logger: logger) { notifications in
+            bell.ringAll()  // anything written while we were not listening
+            for try await notification in notifications {
+                EventNotificationPayload(text: notification.payload).ring(bell)
             }
         }
+        ephemeralListenerTask = Self.listenForEphemeralMessages(client: client, hub: ephemeralHub, logger: logger)
     }
 
     public func shutdown() async throws {
         eventBell.closeAll()
+        ephemeralHub.closeAll()
         listenerTask.cancel()
+        ephemeralListenerTask.cancel()
         await listenerTask.value
+        await ephemeralListenerTask.value
         runTask.cancel()
         await runTask.value
     }

@@ -14,6 +14,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// Every write goes through here: concurrent requests share one transaction.
     package let groupCommit: SQLiteGroupCommit
     public let eventBell = EventBell()
+    /// One process owns an embedded database, so the hub is the only instance's and
+    /// `relayEphemeral` publishes to it directly.
+    public let ephemeralHub = EphemeralHub()
     /// One process owns an embedded database, so an in-memory guard is exact.
     public let tokenReplayGuard: any TokenReplayGuard = TokenReplayCache()
 
@@ -56,6 +59,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func shutdown() async throws {
         eventBell.closeAll()
+        ephemeralHub.closeAll()
         try pool.close()
     }
 

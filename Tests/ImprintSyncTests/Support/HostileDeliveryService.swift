@@ -65,4 +65,6 @@ struct HostileDeliveryService: DeliveryService {
     func removeMember(_ input: RemoveMemberInput) async throws -> EpochAdvanceOutput { try await real.removeMember(input) }
     func leaveConvo(convoId: String) async throws { try await real.leaveConvo(convoId: convoId) }
     func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error> { real.subscribeConvoEvents(cursor: cursor) }
+    func sendEphemeral(_ input: SendEphemeralInput) async throws { try await real.sendEphemeral(input) }
+    func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error> { real.subscribeEphemeral(convoId: convoId) }
 }

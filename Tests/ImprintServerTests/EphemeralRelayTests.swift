@@ -1,0 +1,115 @@
+import Foundation
+import ImprintDelivery
+import ImprintServer
+import ImprintServerTestSupport
+import Testing
+
+/// `sendEphemeral` / `subscribeEphemeral` (v1.2): relayed at once to the convo's subscribed
+/// members, never to the sender or to outsiders, stored nowhere, across instances on
+/// PostgreSQL; a member's stream ends when the member is removed.
+@Suite struct EphemeralRelayTests {
+    struct TimeoutError: Error {}
+
+    /// Opens `subscriber`'s stream, then sends `data` from `sender` every 100 ms until the
+    /// stream yields (a message sent before the subscription is open reaches no one, by
+    /// design); returns the first message received.
+    static func relay(_ data: Data, from sender: DeliveryClient, to subscriber: DeliveryClient, convoId: String, epoch: Int) async throws -> EphemeralMessage {
+        try await withThrowingTaskGroup(of: EphemeralMessage?.self) { group in
+            group.addTask {
+                for try await message in subscriber.subscribeEphemeral(convoId: convoId) { return message }
+                return nil
+            }
+            group.addTask {
+                for _ in 0..<200 {
+                    try await sender.sendEphemeral(SendEphemeralInput(convoId: convoId, epoch: epoch, data: data))
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                throw TimeoutError()
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return try #require(first, "the stream ended without a message")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func membersGetItAtOnceAndNothingIsStored(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let bob = fixture.members[0]
+            let before = try await bob.getMessages(convoId: fixture.convoId).messages.count
+            let received = try await Self.relay(Data("caret at 7".utf8), from: fixture.owner, to: bob, convoId: fixture.convoId, epoch: fixture.epoch)
+            #expect(received == EphemeralMessage(convoId: fixture.convoId, sender: fixture.owner.did, epoch: fixture.epoch, data: Data("caret at 7".utf8)))
+            // No seq, no event: the convo's history is as it was.
+            #expect(try await bob.getMessages(convoId: fixture.convoId).messages.count == before)
+            let events = try await server.store.events(recipient: bob.did, after: 0, limit: 1000)
+            #expect(!events.contains { if case .message(let m) = $0.payload { m.message.seq > before } else { false } })
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func outsidersAndBadInputAreRefused(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server)
+            let stranger = server.client()
+            let input = SendEphemeralInput(convoId: fixture.convoId, epoch: 0, data: Data([1]))
+            await expectServiceError(403, "NotMember") { try await stranger.sendEphemeral(input) }
+            await expectServiceError(403, "NotMember") {
+                for try await _ in stranger.subscribeEphemeral(convoId: fixture.convoId) {}
+            }
+            await expectServiceError(404, "NotFound") {
+                try await fixture.owner.sendEphemeral(SendEphemeralInput(convoId: "no-such-convo", epoch: 0, data: Data([1])))
+            }
+            await expectServiceError(400, "InvalidRequest") {
+                try await fixture.owner.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: 0, data: Data(count: 2049)))
+            }
+            await expectServiceError(400, "InvalidRequest") {
+                try await fixture.owner.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: 0, data: Data()))
+            }
+        }
+    }
+
+    /// The stream of a member who is removed ends at the next heartbeat (1 s in tests).
+    @Test(arguments: StoreKind.available)
+    func aRemovedMembersStreamEnds(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
+            let (bob, carol) = (fixture.members[0], fixture.members[1])
+            // Carol's stream is open (a message reached it through it) before the removal.
+            let (opened, signal) = AsyncStream.makeStream(of: Void.self)
+            let ended = Task {
+                for try await _ in carol.subscribeEphemeral(convoId: fixture.convoId) { signal.yield() }
+                return true
+            }
+            let sender = Task {
+                while !Task.isCancelled {
+                    try await bob.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data([7])))
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            var waiting = opened.makeAsyncIterator()
+            _ = await waiting.next()
+            sender.cancel()
+            _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: carol.did,
+                                                                       commit: Data("remove".utf8)))
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(30))
+                ended.cancel()
+            }
+            _ = try await ended.value
+            timeout.cancel()
+            #expect(!ended.isCancelled, "the removed member's stream ended by itself")
+        }
+    }
+
+    /// Sent through one instance, received by a member connected to the other.
+    @Test func crossesInstancesOnPostgres() async throws {
+        guard StoreKind.available.contains(.postgres) else { return }
+        try await withTwoPostgresInstances { first, second in
+            let fixture = try await ConvoFixture.make(on: first, extraMembers: 1)
+            let bobOnSecond = second.client(fixture.members[0].signer)
+            let received = try await Self.relay(Data("hello".utf8), from: fixture.owner, to: bobOnSecond, convoId: fixture.convoId, epoch: fixture.epoch)
+            #expect(received.sender == fixture.owner.did && received.data == Data("hello".utf8))
+        }
+    }
+}
