@@ -5,6 +5,10 @@ extension Document {
     /// applied as soon as they arrive. A change that fails validation throws and leaves
     /// the document as it was before that change.
     public func apply(_ changes: [Change]) throws {
+        try publishingRemotePatches { try integrate(changes) }
+    }
+
+    private func integrate(_ changes: [Change]) throws {
         // Dependencies are found by hash: make sure every change here has one.
         if recordByHash.count < records.count { sealAll() }
         var stack: [Change] = changes.reversed()

@@ -36,14 +36,29 @@ extension Document {
     /// Into an empty document the saved state is adopted as it is (no re-integration);
     /// otherwise every change this document lacks is applied.
     public func merge(_ bytes: [UInt8]) throws {
-        let other = try Document.load(bytes)
-        try merge(other)
+        try merge(adopting: try Document.load(bytes))
     }
 
-    /// Merges another document's changes into this one.
+    /// Merges another document's changes into this one. `other` is left as it was and stays
+    /// independent: into an empty document its state is adopted from a saved copy (its
+    /// objects are mutable, so sharing them would let each document's edits leak into the
+    /// other).
     public func merge(_ other: Document) throws {
-        if recordCount == 0 && maxCounter == 0 && pending.isEmpty {
-            adoptState(of: other)
+        if isEmptyForAdoption {
+            try merge(adopting: try Document.load(other.save()))
+        } else {
+            try merge(adopting: other)
+        }
+    }
+
+    /// Whether this document holds nothing, so a merge may adopt another state whole.
+    private var isEmptyForAdoption: Bool { recordCount == 0 && maxCounter == 0 && pending.isEmpty }
+
+    /// `merge`, where `other` is this call's own (freshly loaded, used by nobody else): an
+    /// empty document takes over its state.
+    private func merge(adopting other: Document) throws {
+        if isEmptyForAdoption {
+            publishingRemotePatches { adoptState(of: other) }
             return
         }
         let mine = Set(recordByHashSealed())

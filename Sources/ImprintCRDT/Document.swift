@@ -76,6 +76,12 @@ public final class Document {
     /// Recent read-only forks, for reads at past heads (`Document+History.swift`).
     var historyViews = HistoryViewCache()
 
+    /// Who follows this document's patches (`patches()`), whether anyone may, and the
+    /// patches of the transaction in progress.
+    let patchSubscribers = PatchSubscribers()
+    var patchesWanted = false
+    var localPatches: [Patch] = []
+
     // Transaction in progress.
     var txnMessage: String?
     var txnTime: Int64?

@@ -16,6 +16,7 @@ public struct Transaction {
         m.keys[key, default: Register()].overwrite(pred: pred, with: .init(id: id, value: value))
         doc.createObjectIfNeeded(id, value)
         doc.noteUndo(.mapSet(obj: o, key: key, previous: prev.map(\.value), previousIncrements: prev?.increments ?? 0))
+        doc.notePatch(.put(obj: obj, key: .key(key), value: doc.value(of: value, id: id)))
         return value.objectType.map { _ in doc.publicID(id) }
     }
 
@@ -30,6 +31,7 @@ public struct Transaction {
         m.keys[key]!.overwrite(pred: pred, with: nil)
         if m.keys[key]!.isEmpty { m.keys[key] = nil }
         doc.noteUndo(.mapSet(obj: o, key: key, previous: prev.map(\.value), previousIncrements: prev?.increments ?? 0))
+        doc.notePatch(.delete(obj: obj, key: key))
     }
 
     /// Adds `by` to the counter at `key` of a map.
@@ -42,6 +44,7 @@ public struct Transaction {
         _ = doc.localOp(obj: o, .increment(key: .map(key), by: by, pred: pred))
         m.keys[key]!.increment(pred: pred, by: by)
         doc.noteUndo(.counter(obj: o, key: .map(key), by: by))
+        doc.notePatch(.increment(obj: obj, key: .key(key), by: by))
     }
 
     /// Adds `by` to the counter element at `index` of a list.
@@ -55,6 +58,7 @@ public struct Transaction {
         _ = doc.localOp(obj: o, .increment(key: .element(elem), by: by, pred: pred))
         seq.elements[ci].increment(pred: pred, by: by)
         doc.noteUndo(.counter(obj: o, key: .element(elem), by: by))
+        doc.notePatch(.increment(obj: obj, key: .index(index), by: by))
     }
 
     /// Inserts a value into a list at `index`; returns the new object's id for object values.
@@ -70,6 +74,7 @@ public struct Transaction {
         doc.recordLocal(Op(id: id, obj: o, action: .insertElement(left: l, right: r, value: value)))
         doc.createObjectIfNeeded(id, value)
         doc.noteUndo(.inserted(obj: o, first: id, count: 1))
+        doc.notePatch(.insert(obj: obj, index: index, values: [doc.value(of: value, id: id)]))
         return value.objectType.map { _ in doc.publicID(id) }
     }
 
@@ -84,6 +89,7 @@ public struct Transaction {
         let id = doc.localOp(obj: o, .put(key: .element(elem), value: value, pred: pred))
         seq.elements[ci].overwrite(pred: pred, with: .init(id: id, value: value))
         doc.createObjectIfNeeded(id, value)
+        doc.notePatch(.put(obj: obj, key: .index(index), value: doc.value(of: value, id: id)))
         return value.objectType.map { _ in doc.publicID(id) }
     }
 
@@ -92,12 +98,16 @@ public struct Transaction {
         let (o, st) = try doc.state(obj)
         guard case .sequence(let seq) = st else { throw CRDTError(.wrongObjectType, "\(obj) is not a sequence") }
         try doc.deleteLocal(o, seq, index, count)
+        if count > 0 { doc.notePatch(.remove(obj: obj, index: index, count: count)) }
     }
 
     /// Replaces `deleteCount` code points at `index` of a text with `text`.
     public func splice(_ obj: ObjectID, at index: Int, delete deleteCount: Int = 0, insert text: String = "") throws {
         let (o, seq) = try doc.sequence(obj, text: true)
-        if deleteCount > 0 { try doc.deleteLocal(o, seq, index, deleteCount) }
+        if deleteCount > 0 {
+            try doc.deleteLocal(o, seq, index, deleteCount)
+            doc.notePatch(.remove(obj: obj, index: index, count: deleteCount))
+        }
         if !text.isEmpty {
             guard index >= 0 && index <= seq.visibleCount else {
                 throw CRDTError(.indexOutOfBounds, "index \(index) of \(seq.visibleCount)")
@@ -107,6 +117,7 @@ public struct Transaction {
             let (l, r) = seq.insertLocal(at: index, id: id, text: text, count: n)
             doc.records[doc.openRecordCandidate!].appendText(obj: o, id: id, left: l, right: r, text: text, count: n)
             doc.noteUndo(.inserted(obj: o, first: id, count: n))
+            doc.notePatch(.splice(obj: obj, index: index, text: text))
         }
     }
 
@@ -116,6 +127,16 @@ public struct Transaction {
 
 extension NewValue {
     var objectType: ObjectType? { if case .object(let t) = self { t } else { nil } }
+}
+
+extension Document {
+    /// The value a patch names for `value` written by op `id`.
+    func value(of value: NewValue, id: OpID) -> Value {
+        switch value {
+        case .scalar(let scalar): .scalar(scalar)
+        case .object(let type): .object(publicID(id), type)
+        }
+    }
 }
 
 extension Document {
@@ -134,6 +155,7 @@ extension Document {
                 if message != nil || !coalescesLocalChanges { seal(r); openRecord = nil } else { openRecord = r }
             }
             openRecordCandidate = nil
+            publishLocalPatches()
             if let u = currentUndo, !u.steps.isEmpty {
                 undoStack.append(u)
                 // Only the most recent `undoLimit` entries can be undone; the array is trimmed

@@ -31,4 +31,28 @@ import Testing
         #expect(try loaded.jsonValue() == d.jsonValue())
         #expect(loaded.allChanges().map(\.hash) == d.allChanges().map(\.hash))
     }
+
+    /// `merge(_ other: Document)` into an empty document adopted `other`'s live objects: the
+    /// two documents shared mutable state, so each one's edits leaked into the other, then
+    /// arrived again as changes (a counter incremented twice, an item inserted twice, a save
+    /// that no longer loaded). Found by `PatchStreamTests`.
+    @Test func mergeIntoAnEmptyDocumentSharesNothing() throws {
+        let a = Document(actor: .named("a"))
+        let (counters, list) = try a.change { tx in
+            (try tx.put(.root, "counters", .map)!, try tx.put(.root, "list", .list)!)
+        }
+        try a.change { tx in try tx.put(counters, "n", .scalar(.counter(0))) }
+        let b = Document(actor: .named("b"))
+        try b.merge(a)
+        try b.change { tx in
+            try tx.increment(counters, "n", by: 1)
+            try tx.insert(list, at: 0, 7)
+        }
+        #expect(try a.jsonValue() == Document.load(a.save()).jsonValue(), "a untouched by b's edits")
+        #expect(try a.get(counters, "n") == .scalar(.counter(0)))
+        try a.apply(b.allChanges())
+        #expect(try a.get(counters, "n") == .scalar(.counter(1)))
+        #expect(try a.length(list) == 1)
+        #expect(try Document.load(a.save()).jsonValue() == a.jsonValue())
+    }
 }

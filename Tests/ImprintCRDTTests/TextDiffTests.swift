@@ -1,5 +1,5 @@
 import Testing
-@testable import ImprintStore
+@testable import ImprintCRDT
 import ImprintTestSupport
 
 @Suite struct TextDiffTests {

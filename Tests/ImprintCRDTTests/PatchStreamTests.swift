@@ -1,0 +1,103 @@
+import Foundation
+@testable import ImprintCRDT
+import ImprintTestSupport
+import Testing
+
+/// `Document.patches()`: a view fed only by the stream stays equal to the document through
+/// local edits, remote changes, merges, undo and redo; nothing is built while nobody listens.
+@Suite struct PatchStreamTests {
+    /// Reads batches until one carries the sentinel put of `tick`, applying each to `model`.
+    static func drain(_ iterator: inout AsyncStream<PatchBatch>.Iterator, into model: PatchModel, tick: Int64,
+                      origins: inout [PatchBatch.Origin]) async throws {
+        while let batch = await iterator.next() {
+            for patch in batch.patches { try model.apply(patch) }
+            origins.append(batch.origin)
+            if batch.patches.contains(.put(obj: .root, key: .key("tick"), value: .scalar(.int(tick)))) { return }
+        }
+        Issue.record("the stream ended")
+    }
+
+    @Test func aViewFedByTheStreamMatchesTheDocument() async throws {
+        let seed = testSeed("PatchStreamTests.random", fallback: 0x9A7C_4E5)
+        var rng = SplitMix64(seed: seed)
+        let a = Document(), b = Document()
+        let (text, list, meta) = try a.change { tx in
+            (try tx.put(.root, "text", .object(.text))!, try tx.put(.root, "list", .object(.list))!, try tx.put(.root, "meta", .object(.map))!)
+        }
+        try a.change { tx in try tx.put(meta, "count", .scalar(.counter(0))) }
+        try b.merge(a)
+        var stream = a.patches().makeAsyncIterator()
+        let model = try PatchModel(a, at: a.currentHeads)
+        var origins: [PatchBatch.Origin] = []
+        func edit(_ doc: Document) throws {
+            try doc.change { tx in
+                switch Int.random(in: 0..<7, using: &rng) {
+                case 0, 1:
+                    let length = try doc.length(text)
+                    let at = Int.random(in: 0...length, using: &rng)
+                    let remove = Int.random(in: 0...min(3, length - at), using: &rng)
+                    try tx.splice(text, at: at, delete: remove, insert: String("xyé🙂".randomElement(using: &rng)!))
+                case 2:
+                    try tx.insert(list, at: Int.random(in: 0...(try doc.length(list)), using: &rng), .scalar(.int(Int64.random(in: 0...99, using: &rng))))
+                case 3:
+                    let length = try doc.length(list)
+                    if length > 0 { try tx.delete(list, at: Int.random(in: 0..<length, using: &rng)) }
+                case 4:
+                    try tx.put(meta, "k\(Int.random(in: 0..<4, using: &rng))", .scalar(.string("v\(Int.random(in: 0...9, using: &rng))")))
+                case 5:
+                    try tx.delete(meta, "k\(Int.random(in: 0..<4, using: &rng))")
+                default:
+                    try tx.increment(meta, "count", by: Int64.random(in: -3...3, using: &rng))
+                }
+            }
+        }
+        for step in 0..<150 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0...4: try edit(a)
+            case 5, 6:
+                try edit(b)
+                try a.apply(b.changes(since: []))
+            case 7:
+                try edit(b)
+                try a.merge(b)
+            case 8: _ = try a.undo()
+            default: _ = try a.redo()
+            }
+            if Int.random(in: 0..<4, using: &rng) == 0 { try b.merge(a) }
+            try a.change { tx in try tx.put(.root, "tick", .scalar(.int(Int64(step)))) }
+            try await Self.drain(&stream, into: model, tick: Int64(step), origins: &origins)
+            let expected = try a.jsonValue()
+            #expect(model.json() == expected, "step \(step), seed \(seed): \(model.json()) vs \(expected)")
+            if model.json() != (try a.jsonValue()) { return }
+        }
+        #expect(Set(origins) == [.local, .remote, .undo], "seed \(seed)")
+    }
+
+    @Test func aMergeIntoAnEmptyDocumentIsOneBatchAndStoppedStreamsCostNothing() async throws {
+        let source = Document()
+        try source.change { tx in
+            let body = try tx.put(.root, "body", .object(.text))!
+            try tx.splice(body, at: 0, insert: "hello")
+        }
+        let empty = Document()
+        var stream = empty.patches().makeAsyncIterator()
+        try empty.merge(source)
+        let batch = try #require(await stream.next())
+        #expect(batch.origin == .remote)
+        let model = try PatchModel(Document(), at: [])
+        for patch in batch.patches { try model.apply(patch) }
+        #expect(model.json() == (try empty.jsonValue()))
+
+        // Nobody listening: no patch is built.
+        let quiet = Document()
+        try quiet.change { tx in try tx.put(.root, "a", .scalar(.int(1))) }
+        #expect(!quiet.patchesWanted && quiet.localPatches.isEmpty)
+        // A consumer that is gone: the next change notices, later ones build nothing.
+        do {
+            let dropped = quiet.patches()
+            _ = dropped
+        }
+        try quiet.change { tx in try tx.put(.root, "b", .scalar(.int(2))) }
+        #expect(!quiet.patchesWanted)
+    }
+}
