@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// The co-editing part of `imprint demo`: a Delivery Service and zone service started in
 /// this process on loopback (SQLite and asset files in a temporary directory), three people
 /// with homes of their own sharing one document end-to-end encrypted, one of them offline for
-/// a while, then removed; and a look at what the server stored.
+/// a while, a figure shared, a caret seen, then a removal; and a look at what the server stored.
 enum CoEditingDemo {
     static func run(_ report: DemoReport) throws {
         report.say("Co-editing: three people, one server that reads nothing, a removal", heading: true)
@@ -83,6 +83,46 @@ enum CoEditingDemo {
         report.say("cy back online, merged:   \(texts[0].debugDescription)\(Set(texts).count == 1 ? " (same on all three)" : "")")
         try report.check("concurrent edits merge", Set(texts).count == 1, Set(texts).count == 1 ? "three copies equal after an offline edit" : "the copies differ: \(texts)")
 
+        // A figure travels too: encrypted with a key of its own, fetched by Ben when he opens it.
+        let figurePath = root + "/figure.svg"
+        let figure = Array("<svg><text>\(secret)</text></svg>".utf8) + (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(figure).write(to: URL(fileURLWithPath: figurePath))
+        let figureID = try await adaDoc.edit { try $0.addAsset(contentsOf: figurePath, name: "figure.svg") }
+        let sharedFigure = try await adaDoc.push()
+        try await benDoc.pull()
+        let fetched = try await benDoc.fetchAsset(figureID)
+        let benFigure = try DocumentBundle.open(at: ben.bundle, device: ben.device).store.assets.path(of: figureID)
+        let sameBytes = fetched && FileManager.default.contents(atPath: benFigure) == Data(figure)
+        report.say("figure shared:            \(figure.count) bytes, encrypted (\(sharedFigure.assets) asset), fetched by ben on demand: \(sameBytes ? "identical" : "DIFFERENT")")
+        try report.check("a figure travels encrypted", sameBytes && sharedFigure.assets == 1,
+                         "ada's push uploaded the figure as attachment records under a key only members get; ben fetched and verified it")
+
+        // Presence: where Ben's caret is reaches Ada at once, relayed and stored by nobody.
+        let caret = try await benDoc.text().count
+        let seen = try await withThrowingTaskGroup(of: (PresenceUpdate, Int?)?.self) { tasks in
+            tasks.addTask {
+                for try await update in adaDoc.presenceUpdates() {
+                    guard let cursor = update.cursor else { return (update, nil) }
+                    return (update, try await adaDoc.index(of: cursor))
+                }
+                return nil
+            }
+            tasks.addTask {
+                // Resent until Ada's stream is open (a presence nobody watches reaches nobody).
+                for _ in 0..<100 {
+                    try await benDoc.sendPresence(at: caret)
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return nil
+            }
+            defer { tasks.cancelAll() }
+            return try await tasks.next() ?? nil
+        }
+        let presenceOK = seen?.0.did == ben.account.did && seen?.1 == caret
+        if presenceOK { report.say("presence:                 ada sees ben editing at \(caret) (end of the text), sealed in the epoch, stored nowhere") }
+        try report.check("presence reaches the others", presenceOK,
+                         "ben's caret, encrypted under the epoch's key and signed, relayed by the Delivery Service without being stored")
+
         // Cy is removed; what follows is unreadable to Cy and the servers refuse Cy.
         try await adaDoc.remove(cy.account.did)
         try await adaDoc.edit { try $0.insert(" (Cy has moved on.)", at: try $0.text().count) }
@@ -101,7 +141,7 @@ enum CoEditingDemo {
         try report.check("removed member cut off", cutOff, "after the removal commit, ben reads the next edit; cy is refused (\(refused)) and reads nothing new")
 
         // What the server holds: search every byte it stored for the document's words.
-        let needle = Array("ship the encrypted editor".utf8)
+        let needle = Array("ship the encrypted editor".utf8)  // in the text and in the figure
         var files = 0, bytes = 0, found = false
         if let walker = FileManager.default.enumerator(atPath: root + "/server") {
             while let relative = walker.nextObject() as? String {
@@ -120,3 +160,4 @@ enum CoEditingDemo {
         try await store.shutdown()
     }
 }
+
