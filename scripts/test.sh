@@ -29,3 +29,6 @@ echo "test seed: ${IMPRINT_TEST_SEED:-none set, each test uses its default}"
 
 swift build --build-tests
 bash scripts/with-postgres.sh swift test --skip-build
+
+# The public modules' DocC documentation builds without a warning.
+bash scripts/docs.sh

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The patches of one change as a document applied it, for views that follow the document
-/// (``Document/patches()``).
+/// (``Document/patches(bufferingPolicy:)``).
 public struct PatchBatch: Sendable, Hashable {
     /// Where the change came from.
     public enum Origin: Sendable, Hashable {
@@ -9,7 +9,7 @@ public struct PatchBatch: Sendable, Hashable {
         case local
         /// An undo or redo of this replica.
         case undo
-        /// Changes of other replicas (``Document/apply(_:)``, ``Document/merge(_:)``).
+        /// Changes of other replicas (`apply` and `merge`).
         case remote
     }
 

@@ -27,8 +27,11 @@ extension KeyPackage {
     /// Creates a KeyPackage with fresh init and encryption keys.
     ///
     /// - Parameters:
+    ///   - suite: the cipher suite (an unsupported one throws).
+    ///   - credential: the leaf's credential (for Imprint, a basic credential naming the DID).
     ///   - signaturePrivateKey: the member's signature key (its public key goes in the leaf).
     ///   - lifetime: validity period; defaults to [now - 1h, now + 90 days] on `clock`.
+    ///   - clock: the time source for the default lifetime.
     public static func create(suite: CipherSuite, credential: Credential, signaturePrivateKey: [UInt8],
                               lifetime: Lifetime? = nil, clock: MLSClock = .system) throws -> (KeyPackage, KeyPackagePrivateKeys) {
         try suite.requireSupported()
@@ -283,8 +286,14 @@ extension MLSGroup {
     /// GroupInfo carrying `external_pub`. Returns the new group state and the
     /// commit to send to the existing members.
     ///
-    /// - Parameter removing: our own old leaf, to resynchronise after losing
-    ///   state (it must carry the same credential).
+    /// - Parameters:
+    ///   - info: the group's GroupInfo, with an `external_pub` extension.
+    ///   - ratchetTree: the tree, if it is not in the GroupInfo's `ratchet_tree` extension.
+    ///   - credential: the joiner's credential.
+    ///   - signaturePrivateKey: the joiner's signature key.
+    ///   - oldLeaf: our own old leaf, to resynchronise after losing state (it must carry
+    ///     the same credential).
+    ///   - configuration: the group's local settings.
     public static func joinByExternalCommit(groupInfo info: GroupInfo, ratchetTree: RatchetTreeNodes? = nil, credential: Credential,
                                             signaturePrivateKey: [UInt8], removing oldLeaf: UInt32? = nil,
                                             configuration: MLSGroupConfiguration = .init()) throws -> (MLSGroup, MLSMessage) {

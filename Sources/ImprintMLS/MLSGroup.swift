@@ -1,4 +1,4 @@
-/// The outcome of processing an incoming message with ``MLSGroup/process(_:)``.
+/// The outcome of processing an incoming message with ``MLSGroup/process(_:clock:)``.
 public enum ProcessedMessage: Sendable, Hashable {
     /// Application data from a member.
     case application(data: [UInt8], sender: UInt32, authenticatedData: [UInt8])
@@ -146,8 +146,12 @@ public struct MLSGroup: Sendable {
     /// Joins a group from a Welcome (RFC 9420 §12.4.3.1).
     ///
     /// - Parameters:
+    ///   - welcome: the Welcome that adds this member.
+    ///   - keyPackage: the key package the Welcome was made for.
+    ///   - privateKeys: that key package's private keys.
     ///   - ratchetTree: the tree, if it is not in the GroupInfo's `ratchet_tree` extension.
     ///   - externalPSKs: external PSKs by id, for PSKs the Welcome lists.
+    ///   - configuration: the group's local settings.
     public static func join(welcome: Welcome, keyPackage: KeyPackage, privateKeys: KeyPackagePrivateKeys,
                             ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [[UInt8]: [UInt8]] = [:],
                             configuration: MLSGroupConfiguration = .init()) throws -> MLSGroup {

@@ -8,10 +8,10 @@ import Foundation
 /// batch each) and the assets it uploaded. Every file is published whole (temporary + fsync +
 /// hard link that never replaces + directory fsync), so a reader, or a sync tool, sees a file
 /// complete or not at all, and two machines never write the same file. Records are what all
-/// writers' entries say, folded in an order every machine agrees on (``FolderZoneState``).
+/// writers' entries say, folded in an order every machine agrees on (`FolderZoneState`).
 ///
 /// Reading tolerates what sync tools do: files of other writers arrive late and out of order
-/// (the change token is a version vector with holes, ``FolderChangeToken``); their temporary
+/// (the change token is a version vector with holes, `FolderChangeToken`); their temporary
 /// files and conflict copies do not have the shapes the store reads and are ignored; a
 /// truncated or altered entry is reported in ``ZoneChangeBatch/damaged`` as
 /// ``ZoneError/Code/damagedRecord`` naming the file and hides nothing else; an altered asset
@@ -40,6 +40,7 @@ public actor FolderZoneStore: ZoneStore {
     ///   - root: the shared directory (created if absent).
     ///   - writer: this machine's id: 1...64 of `a-z`, `0-9`, `-`. Two machines must never share one.
     ///   - pollInterval: how often a subscription looks for other writers' files.
+    ///   - now: the clock for records' `savedAt` and token expiry (tests move it).
     public init(root: String, writer: String, pollInterval: Duration = .milliseconds(500),
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         guard FolderZoneLayout.isWriterID(writer) else {

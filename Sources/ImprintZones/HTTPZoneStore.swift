@@ -12,7 +12,7 @@ import NIOHTTP1
 /// a fresh did:key service-auth JWT whose `lxm` is the method's NSID (built by the same
 /// `XRPCRequestBuilder` as `DeliveryClient`). The service's error names map onto
 /// ``ZoneError`` codes (`ChangeTokenExpired` → ``ZoneError/Code/changeTokenExpired``, …);
-/// answers are size-capped and checked (records against ``ZoneRules``, asset bytes against
+/// answers are size-capped and checked (records against the zone API's rules, asset bytes against
 /// their hash), so a broken or hostile server yields a typed error, never a bad value.
 ///
 /// ```swift
@@ -37,6 +37,7 @@ public struct HTTPZoneStore: ZoneStore {
     ///   - baseURL: e.g. `http://127.0.0.1:8080`.
     ///   - serviceDID: the `aud` the service expects.
     ///   - signer: the caller's did:key identity.
+    ///   - httpClient: the client requests go through (the shared one by default).
     public init(baseURL: String, serviceDID: String, signer: ServiceAuthSigner, httpClient: HTTPClient = .shared) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.serviceDID = serviceDID

@@ -8,9 +8,9 @@
 ///   a long event stream, is not idle.
 /// - ``bodyIdleTimeout`` and ``bodyDeadline``: once a head has arrived, its body must keep
 ///   arriving (no gap longer than the idle timeout) and end within the deadline, or the
-///   connection is closed (``RequestBodyTimeout``).
+///   connection is closed (`RequestBodyTimeout`).
 /// - ``maxConnectionsPerAddress``: open connections per client IP address that have not yet
-///   carried an authenticated request (``ConnectionCap``); one more is closed as soon as it
+///   carried an authenticated request (`ConnectionCap`); one more is closed as soon as it
 ///   opens. A connection stops counting once a request on it passes the token check, so
 ///   members behind one address are not capped, only clients that never authenticate.
 ///

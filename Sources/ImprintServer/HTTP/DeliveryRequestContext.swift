@@ -20,7 +20,7 @@ public final class RequestAnnotations: Sendable {
         set { state.withLockedValue { $0.route = newValue } }
     }
 
-    /// The contract error name of a rejection that an inner ``ContractErrorMiddleware``
+    /// The contract error name of a rejection that an inner `ContractErrorMiddleware`
     /// already turned into a response (the request log records it as a rejection).
     public var errorName: String? {
         get { state.withLockedValue { $0.errorName } }
