@@ -34,11 +34,7 @@ public enum RawHTTP {
         if let body {
             request.body = .bytes(ByteBuffer(data: body))
         }
-        // Generous, like the client's own timeouts: these tests check what the server answers,
-        // not how fast. In the full run every suite shares two cores and Swift's two
-        // cooperative threads; a request whose handler waits behind CPU-bound synchronous tests
-        // took over 30 s twice in four fresh-clone runs (AuthMatrixTests' accepted tokens).
-        let response = try await TestHTTP.client.execute(request, timeout: .seconds(120))
+        let response = try await TestHTTP.client.execute(request, timeout: TestHTTP.requestTimeout)
         let bytes = try await response.body.collect(upTo: 32 << 20)
         return RawResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
     }

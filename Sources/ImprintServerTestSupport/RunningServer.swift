@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import NIOCore
 import ImprintDelivery
 import ImprintServer
 import ServiceLifecycle
@@ -48,7 +49,9 @@ public struct RunningServer: Sendable {
     }
 
     public func client(_ signer: ServiceAuthSigner = ServiceAuthSigner()) -> DeliveryClient {
-        DeliveryClient(baseURL: baseURL, serviceDID: Self.serviceDID, signer: signer, httpClient: TestHTTP.client)
+        var client = DeliveryClient(baseURL: baseURL, serviceDID: Self.serviceDID, signer: signer, httpClient: TestHTTP.client)
+        client.timeout = TestHTTP.requestTimeout
+        return client
     }
 
     /// Stops accepting, drains, and closes the store.
@@ -80,6 +83,11 @@ package func withServer<T>(
 }
 
 public enum TestHTTP {
+    /// Per-request deadline of the test clients: generous, because the tests check answers,
+    /// not speed, and the full run shares two cores and Swift's two cooperative threads
+    /// among every suite (a request once waited over 30 s behind CPU-bound tests).
+    public static let requestTimeout = TimeAmount.seconds(120)
+
     /// One pooled client for the whole suite, wide enough for the concurrency tests.
     public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()

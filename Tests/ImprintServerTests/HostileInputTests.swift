@@ -131,7 +131,7 @@ import Testing
                 continuation.finish()
             }
             request.body = .stream(chunks, length: .unknown)
-            let response = try await TestHTTP.client.execute(request, timeout: .seconds(120))
+            let response = try await TestHTTP.client.execute(request, timeout: TestHTTP.requestTimeout)
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(response.status.code == 413, "\(String(buffer: body))")
             #expect(String(buffer: body).contains("PayloadTooLarge"))
