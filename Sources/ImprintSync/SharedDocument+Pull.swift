@@ -39,6 +39,16 @@ extension SharedDocument {
 
     func pullNow() async throws -> PullReport {
         try ensureActive()
+        do {
+            return try await pullPages()
+        } catch {
+            // What was decrypted before the failure is valid: made durable, then its keys.
+            try? flushReceived()
+            throw error
+        }
+    }
+
+    private func pullPages() async throws -> PullReport {
         var report = PullReport()
         try await finishOutbox()
         try await sendOwedSnapshot()
@@ -60,8 +70,10 @@ extension SharedDocument {
                 if state.gaps.contains(where: { $0.seq == message.seq }) { continue } // retried by retryGaps
                 switch message.messageType {
                 case .commit:
-                    if UInt64(message.epoch) < group.epoch { advanceCursor(to: message); try saveGroup(); continue }
+                    if UInt64(message.epoch) < group.epoch { advanceCursor(to: message); receivedUnflushed = true; continue }
                     if try waitsForGaps(epoch: UInt64(message.epoch)) { break pages }
+                    // The epoch's application messages are durable before its keys can go.
+                    try flushReceived()
                     try await processCommit(message)
                     report.commits += 1
                 case .app:
@@ -70,7 +82,7 @@ extension SharedDocument {
                     }
                     if UInt64(message.epoch) < state.joinedEpoch || message.sender == did {
                         advanceCursor(to: message)
-                        try saveGroup()
+                        receivedUnflushed = true
                         continue
                     }
                     if try await processApplication(message, report: &report) == false {
@@ -79,8 +91,11 @@ extension SharedDocument {
                     }
                 }
             }
+            // One durable commit per page, not per message (docs/sync.md, "Receiving").
+            try flushReceived()
             guard page.cursor != nil, !page.messages.isEmpty else { break }
         }
+        try flushReceived()
         state.lastPull = Date()
         try saveState()
         report.changes = bundle.document.changes(since: before).count
@@ -150,8 +165,9 @@ extension SharedDocument {
                 // author's next snapshot or push in a later epoch brings the changes.
                 state.alerts.append("seq \(gap.seq) of epoch \(gap.epoch) arrived after its epoch's keys were deleted")
             }
-            try saveState()
         }
+        try flushReceived()
+        try saveState()
     }
 
     // MARK: Application messages
@@ -184,8 +200,7 @@ extension SharedDocument {
             // The same ciphertext sequenced twice (a replay, or a retry a v1 service did not
             // recognise): its content is already here. Dropped.
             advanceCursor(to: message)
-            try saveGroup()
-            try saveState()
+            receivedUnflushed = true
             return true
         }
         guard case let .application(data, sender, _) = processed else {
@@ -198,7 +213,6 @@ extension SharedDocument {
         case .changes:
             let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
             try bundle.document.apply(changes)
-            try writingToBundle { _ = try bundle.persistNewChanges() }
             remember(received: changes.map(\.hash))
         case .snapshot:
             let content = try SnapshotContent(decoding: payload.body)
@@ -207,13 +221,26 @@ extension SharedDocument {
             try remember(announced: try AttachmentAnnouncement(decoding: payload.body).entries, by: author)
             report.assets += 1
         }
-        // The plaintext is durable in the bundle; now the state that consumed its key.
+        // The key is consumed in memory only: `flushReceived` makes the plaintext durable in
+        // the bundle first, then commits this state (once for a whole page of messages).
         group = next
         advanceCursor(to: message)
-        try saveGroup()
-        try saveState()
+        receivedUnflushed = true
         report.messages += 1
         return true
+    }
+
+    /// Makes what was received since the last flush durable, in the order the crash rules
+    /// need (docs/sync.md): the decrypted changes into the bundle (fsync), then the MLS state
+    /// that consumed their keys with the processed cursor (one key-store transaction), then
+    /// the sync state. A crash before the second step leaves the old state, which decrypts
+    /// the same messages again; the engine drops the changes it already has by hash.
+    func flushReceived() throws {
+        guard receivedUnflushed else { return }
+        try writingToBundle { _ = try bundle.persistNewChanges() }
+        try writeGroup()
+        try writeState()
+        receivedUnflushed = false
     }
 
     /// Merges a snapshot. A member who already had the document notes its own changes that

@@ -54,6 +54,9 @@ public actor SharedDocument {
     var rosterChecked = false
     /// The bundle's stamp when this object last read it (see `reloadBundleIfChanged`).
     var seenBundleStamp: [TreeStamp] = []
+    /// Whether messages were processed (keys consumed, changes applied in memory) since the
+    /// last `flushReceived`.
+    var receivedUnflushed = false
     /// The newest presence update delivered per member, and how many were dropped.
     var presenceSeen: [String: Date] = [:]
     var presenceDropped = 0
@@ -147,13 +150,25 @@ public actor SharedDocument {
 
     // MARK: Persistence
 
-    /// Commits the MLS state with the processed cursor (one key-store transaction).
+    /// Commits the MLS state with the processed cursor (one key-store transaction). Received
+    /// changes not yet in the bundle are made durable first (`flushReceived`): a state that
+    /// consumed their keys never reaches the disk before them.
     func saveGroup() throws {
+        if receivedUnflushed { try flushReceived() } else { try writeGroup() }
+    }
+
+    /// Saves the sync state; like `saveGroup`, after any received changes are in the bundle
+    /// (the state records seqs as applied).
+    func saveState() throws {
+        if receivedUnflushed { try flushReceived() } else { try writeState() }
+    }
+
+    func writeGroup() throws {
         try account.keyStore.saveGroupState(GroupStateRecord(state: group.serializedState(), cursor: cursor), convo: convoId,
                                             for: account.identity.did)
     }
 
-    func saveState() throws { try state.save(home: home) }
+    func writeState() throws { try state.save(home: home) }
 
     /// The key-store name of a commit's resulting state while the Delivery Service has not
     /// acknowledged the commit yet.

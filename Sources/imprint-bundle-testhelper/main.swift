@@ -93,7 +93,8 @@ func readCount(_ path: String) -> Int? {
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 32)
     guard fgets(&buffer, 32, file) != nil else { return nil }
-    return Int(String(cString: buffer).trimmingWhitespace())
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return Int(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
 }
 
 /// The names in a directory, without temporary files.

@@ -66,7 +66,9 @@ extension SyncSuites {
                 }
                 try await aliceDoc.push()
             }
+            let started = ContinuousClock.now
             let report = try await bobDoc.pull()
+            print("GapTests.\(kind): caught up \(messages) messages (\(messages * 10) changes) in \(ContinuousClock.now - started)")
             #expect(report.messages == messages && report.changes == messages * 10)
             #expect(try bob.text() == alice.text())
         }
