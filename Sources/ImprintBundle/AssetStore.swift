@@ -81,39 +81,22 @@ public struct AssetStore: Sendable {
     /// 0 at the end. The buffer is `chunkSize` bytes.
     @discardableResult
     public func add(reader: (UnsafeMutableRawBufferPointer) throws -> Int) throws -> AssetID {
-        try POSIX.makeDirectories(directory)
-        let temporary = AtomicFile.temporaryPath(for: directory + "/asset")
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
-        var moved = false
-        defer { if !moved { _ = unlink(temporary) } }
-        var hasher = SHA256()
+        let incoming = try self.incoming()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        do {
-            while true {
-                let n = try reader(buffer)
-                if n == 0 { break }
-                guard n > 0, n <= buffer.count else {
-                    throw BundleError(.invalidArgument, "asset reader returned \(n) for a \(buffer.count)-byte buffer")
-                }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                hasher.update(bufferPointer: chunk)
-                try POSIX.writeAll(fd, chunk, path: temporary)
+        while true {
+            let n = try reader(buffer)
+            if n == 0 { break }
+            guard n > 0, n <= buffer.count else {
+                throw BundleError(.invalidArgument, "asset reader returned \(n) for a \(buffer.count)-byte buffer")
             }
-            try POSIX.fsync(fd, path: temporary)
-        } catch {
-            POSIX.close(fd)
-            throw error
+            try incoming.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
-        POSIX.close(fd)
-        let id = AssetID(digest: hasher.finalize())
-        // Always rename, even over an identical existing file: the bytes are the same, and an
-        // asset removed concurrently (between a "does it exist" check and returning) would
-        // otherwise be reported added but missing. Identical content is still stored once.
-        try AtomicFile.commit(temporary: temporary, to: path(of: id))
-        moved = true
-        return id
+        return try incoming.finish()
     }
+
+    /// A new asset to write piece by piece (``IncomingAsset``).
+    public func incoming() throws -> IncomingAsset { try IncomingAsset(store: self) }
 
     // MARK: Reading
 

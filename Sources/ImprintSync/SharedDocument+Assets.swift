@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import ImprintBundle
 import ImprintEncoding
-import ImprintFiles
 import ImprintZones
 
 /// An asset of a shared document as this member knows it.
@@ -27,8 +26,8 @@ extension SharedDocument {
     }
 
     /// Brings a shared asset into this member's bundle: its records are fetched one segment at
-    /// a time, decrypted, written to a temporary file and checked against the id before the
-    /// asset is added, so a bundle never holds bytes that are not the asset. Returns false
+    /// a time, decrypted into the asset store's temporary file and checked against the id
+    /// before the asset is added, so a bundle never holds bytes that are not the asset. Returns false
     /// when the bundle already had it.
     ///
     /// Throws ``SyncError/Code/unknownAsset`` when no member shared `id` (or its key is not in
@@ -39,19 +38,26 @@ extension SharedDocument {
     /// for asset in try await doc.sharedAssets() where !asset.isLocal {
     ///     try await doc.fetchAsset(asset.id)
     /// }
+    /// try await doc.fetchAssets()   // the same for every one the bundle lacks
     /// ```
     @discardableResult
     public func fetchAsset(_ id: AssetID) async throws -> Bool {
         try await exclusive { try await fetchAssetNow(id) }
     }
 
-    /// Fetches every shared asset the bundle lacks; returns how many it fetched.
+    /// Fetches the shared assets `ids` (every one the bundle lacks when nil) as
+    /// ``fetchAsset(_:)`` does; returns those it fetched (not those the bundle already had).
     @discardableResult
-    public func fetchMissingAssets() async throws -> Int {
+    public func fetchAssets(_ ids: [AssetID]? = nil) async throws -> [SharedAssetInfo] {
         try await exclusive {
-            var fetched = 0
-            for info in try sharedAssets() where !info.isLocal {
-                if try await fetchAssetNow(info.id) { fetched += 1 }
+            let shared = try sharedAssets()
+            let wanted = ids.map(Set.init) ?? Set(shared.filter { !$0.isLocal }.map(\.id))
+            for id in wanted where !shared.contains(where: { $0.id == id }) {
+                throw SyncError(.unknownAsset, "no member shared asset \(id.hex) in convo \(convoId)")
+            }
+            var fetched: [SharedAssetInfo] = []
+            for info in shared where wanted.contains(info.id) {
+                if try await fetchAssetNow(info.id) { fetched.append(SharedAssetInfo(id: info.id, size: info.size, sharedBy: info.sharedBy, isLocal: true)) }
             }
             return fetched
         }
@@ -76,23 +82,12 @@ extension SharedDocument {
         for (index, record) in chunks.records.enumerated() where record.asset.size != cipher.sealedBytes(ofSegment: index) {
             throw SyncError(.assetTampered, "record \(record.recordName) holds \(record.asset.size) bytes, not \(cipher.sealedBytes(ofSegment: index))")
         }
-        try POSIX.makeDirectories(assets.directory)
-        let temporary = AtomicFile.temporaryPath(for: assets.directory + "/fetched")
-        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw SyncError(.io, "cannot create \(temporary)")
-        }
-        defer {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-        }
-        var hasher = SHA256()
+        // Decrypted straight into the asset store, hashed on the way; kept only if it is the asset.
+        let incoming = try assets.incoming()
         var index = 0
         do {
             for try await sealed in chunks.chunks(from: account.zones, zoneId: zoneId) {
-                let plain = try cipher.open(sealed, index: index)
-                hasher.update(data: plain)
-                try handle.write(contentsOf: plain)
+                try incoming.write(try cipher.open(sealed, index: index))
                 index += 1
             }
         } catch let error as ZoneError where error.code == .assetNotFound {
@@ -100,12 +95,10 @@ extension SharedDocument {
         } catch let error as ZoneError where error.code == .assetCorrupt || error.code == .payloadHashMismatch {
             throw SyncError(.assetTampered, "a segment of asset \(id.hex) was changed: \(error)")
         }
-        guard Hex.encode(hasher.finalize()) == id.hex else {
+        do {
+            try incoming.finish(expecting: id)
+        } catch let error as BundleError where error.code == .corrupt {
             throw SyncError(.assetTampered, "asset \(id.hex) decrypted to other bytes")
-        }
-        try handle.synchronize()
-        guard try assets.add(contentsOf: temporary) == id else {
-            throw SyncError(.assetTampered, "asset \(id.hex) changed while it was added")
         }
         return true
     }
@@ -134,8 +127,7 @@ extension SharedDocument {
             entries.append(try await upload(asset))
         }
         guard !entries.isEmpty else { return 0 }
-        // `heads: []`: an announcement carries no changes, so what the group has seen stays as it was.
-        _ = try await send(SyncPayload(kind: .assets, body: AttachmentAnnouncement(entries).encoded), heads: [])
+        try await announce(entries)
         for entry in entries { state.assets[Hex.encode(entry.asset)]?.announced = true }
         try saveState()
         return entries.count
@@ -174,6 +166,12 @@ extension SharedDocument {
             entries.append(.init(asset: try AssetID(hex: hex).bytes, size: shared.size, key: key, recordBase: shared.recordBase))
         }
         guard !entries.isEmpty else { return }
+        try await announce(entries)
+    }
+
+    /// Sends `entries` to the group as one `assets` message. `heads: []`: an announcement
+    /// carries no changes, so what the group has seen stays as it was.
+    private func announce(_ entries: [AttachmentAnnouncement.Entry]) async throws {
         _ = try await send(SyncPayload(kind: .assets, body: AttachmentAnnouncement(entries).encoded), heads: [])
     }
 

@@ -86,23 +86,16 @@ struct Asset: ParsableCommand {
 
         func run() throws {
             let wanted = ids, bundle = options.bundle
-            let fetched: [(id: String, size: UInt64)] = try options.withDocument { doc, _ in
-                let shared = try await doc.sharedAssets()
-                let chosen = try wanted.isEmpty
-                    ? shared.filter { !$0.isLocal }.map(\.id)
-                    : wanted.map { try resolveAssetID($0, among: shared.map(\.id), in: bundle) }
-                var out: [(String, UInt64)] = []
-                for id in chosen where try await doc.fetchAsset(id) {
-                    out.append((id.hex, shared.first { $0.id == id }?.size ?? 0))
-                }
-                return out
+            let fetched = try options.withDocument { doc, _ in
+                let shared = try await doc.sharedAssets().map(\.id)
+                return try await doc.fetchAssets(wanted.isEmpty ? nil : try wanted.map { try resolveAssetID($0, among: shared, in: bundle) })
             }
             if options.json {
-                printJSON(["fetched": .array(fetched.map { .object(["id": .string($0.id), "size": .int(Int($0.size))]) })])
+                printJSON(["fetched": .array(fetched.map { .object(["id": .string($0.id.hex), "size": .int(Int($0.size))]) })])
             } else if fetched.isEmpty {
                 print("nothing to fetch")
             } else {
-                for asset in fetched { print("fetched \(asset.id) (\(asset.size) bytes)") }
+                for asset in fetched { print("fetched \(asset.id.hex) (\(asset.size) bytes)") }
             }
         }
     }
