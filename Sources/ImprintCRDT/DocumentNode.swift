@@ -60,18 +60,8 @@ indirect enum DocumentNode: Equatable {
         var wanted = Set<String>()
         for (key, node) in entries {
             wanted.insert(key)
-            let current = try document.get(obj, key)
-            if case .scalar(.counter(let was))? = current, case .scalar(.counter(let now)) = node {
-                if now != was { try tx.increment(obj, key, by: now &- was) }
-                continue
-            }
-            if let current, try update(current, to: node, in: tx) { continue }
-            if let type = node.objectType {
-                let child = try tx.put(obj, key, .object(type))!
-                try fill(child, with: node, in: tx)
-            } else if case .scalar(let scalar) = node {
-                try tx.put(obj, key, .scalar(scalar))
-            }
+            try set(current: try document.get(obj, key), to: node, in: tx,
+                    increment: { try tx.increment(obj, key, by: $0) }, write: { try tx.put(obj, key, $0) })
         }
         for key in try document.keys(obj) where !wanted.contains(key) { try tx.delete(obj, key) }
     }
@@ -83,26 +73,29 @@ indirect enum DocumentNode: Equatable {
         let existing = try document.length(obj)
         for (index, node) in items.enumerated() {
             if index < existing {
-                let current = try document.get(obj, at: index)
-                if case .scalar(.counter(let was))? = current, case .scalar(.counter(let now)) = node {
-                    if now != was { try tx.increment(obj, at: index, by: now &- was) }
-                    continue
-                }
-                if let current, try update(current, to: node, in: tx) { continue }
-                if let type = node.objectType {
-                    let child = try tx.put(obj, at: index, .object(type))!
-                    try fill(child, with: node, in: tx)
-                } else if case .scalar(let scalar) = node {
-                    try tx.put(obj, at: index, .scalar(scalar))
-                }
-            } else if let type = node.objectType {
-                let child = try tx.insert(obj, at: index, .object(type))!
-                try fill(child, with: node, in: tx)
-            } else if case .scalar(let scalar) = node {
-                try tx.insert(obj, at: index, .scalar(scalar))
+                try set(current: try document.get(obj, at: index), to: node, in: tx,
+                        increment: { try tx.increment(obj, at: index, by: $0) }, write: { try tx.put(obj, at: index, $0) })
+            } else {
+                try set(current: nil, to: node, in: tx, increment: { _ in }, write: { try tx.insert(obj, at: index, $0) })
             }
         }
         if existing > items.count { try tx.delete(obj, at: items.count, count: existing - items.count) }
+    }
+
+    /// Makes one map entry or list element, now `current`, hold `node`: a counter by
+    /// `increment` (the difference), an equal scalar or an object of the same type in place,
+    /// anything else by `write`-ing a new value (and filling it when it is an object).
+    private static func set(current: Value?, to node: DocumentNode, in tx: Transaction,
+                            increment: (Int64) throws -> Void, write: (NewValue) throws -> ObjectID?) throws {
+        if case .scalar(.counter(let was))? = current, case .scalar(.counter(let now)) = node {
+            if now != was { try increment(now &- was) }
+            return
+        }
+        if let current, try update(current, to: node, in: tx) { return }
+        switch node {
+        case .scalar(let scalar): _ = try write(.scalar(scalar))
+        case .map, .list, .text: try fill(try write(.object(node.objectType!))!, with: node, in: tx)
+        }
     }
 
     /// Updates `current` in place to `node` when it can (same object type, equal scalar, or a

@@ -289,12 +289,11 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     public func generateSignatureKeyPair() throws -> (privateKey: [UInt8], publicKey: [UInt8]) {
         try requireSupported()
         if rawValue == 2 {
-            let sk = try Self.p256Scalar { try P256.Signing.PrivateKey(rawRepresentation: $0) } ?? P256.Signing.PrivateKey()
+            let sk = try Self.deterministicPrivateKey { try P256.Signing.PrivateKey(rawRepresentation: $0) } ?? P256.Signing.PrivateKey()
             return (Array(sk.rawRepresentation), Array(sk.publicKey.x963Representation))
         }
-        let sk = MLSEntropy.source == nil
-            ? Curve25519.Signing.PrivateKey()
-            : try Curve25519.Signing.PrivateKey(rawRepresentation: Self.randomBytes(32))
+        let sk = try Self.deterministicPrivateKey { try Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
+            ?? Curve25519.Signing.PrivateKey()
         return (Array(sk.rawRepresentation), Array(sk.publicKey.rawRepresentation))
     }
 
@@ -303,15 +302,15 @@ public struct CipherSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
         MLSEntropy.bytes(n)
     }
 
-    /// Under a test's deterministic `MLSEntropy`, a P-256 private key made from its bytes
-    /// (drawn again in the rare case they are not a valid scalar); nil otherwise, so that the
-    /// caller uses swift-crypto's own generation.
-    static func p256Scalar<Key>(_ make: ([UInt8]) throws -> Key) throws -> Key? {
+    /// Under a test's deterministic `MLSEntropy`, a private key made from 32 of its bytes
+    /// (drawn again in the rare case they are not a valid P-256 scalar; any 32 bytes are a
+    /// Curve25519 key); nil otherwise, so that the caller uses swift-crypto's own generation.
+    static func deterministicPrivateKey<Key>(_ make: ([UInt8]) throws -> Key) throws -> Key? {
         guard MLSEntropy.source != nil else { return nil }
         for _ in 0..<64 {
             if let key = try? make(randomBytes(32)) { return key }
         }
-        throw MLSError(.cryptoFailure, "no valid P-256 scalar from the deterministic source")
+        throw MLSError(.cryptoFailure, "no valid private key from the deterministic source")
     }
 }
 

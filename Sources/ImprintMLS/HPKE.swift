@@ -78,14 +78,14 @@ struct HPKEBaseMode: Sendable {
         do {
             if suite.rawValue == 2 {
                 let pkR = try P256.KeyAgreement.PublicKey(x963Representation: publicKey)
-                let skE = try CipherSuite.p256Scalar { try P256.KeyAgreement.PrivateKey(rawRepresentation: $0) } ?? P256.KeyAgreement.PrivateKey()
+                let skE = try CipherSuite.deterministicPrivateKey { try P256.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+                    ?? P256.KeyAgreement.PrivateKey()
                 dh = try skE.sharedSecretFromKeyAgreement(with: pkR).withUnsafeBytes { Array($0) }
                 enc = Array(skE.publicKey.x963Representation)
             } else {
                 let pkR = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey)
-                let skE = MLSEntropy.source == nil
-                    ? Curve25519.KeyAgreement.PrivateKey()
-                    : try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: CipherSuite.randomBytes(32))
+                let skE = try CipherSuite.deterministicPrivateKey { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+                    ?? Curve25519.KeyAgreement.PrivateKey()
                 dh = try skE.sharedSecretFromKeyAgreement(with: pkR).withUnsafeBytes { Array($0) }
                 enc = Array(skE.publicKey.rawRepresentation)
             }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ImprintEncoding
+import ImprintMLS
 
 /// How a shared asset is encrypted for its zone records: a fresh random AES-256-GCM key per
 /// asset (it travels to the members inside an MLS message, ``AttachmentAnnouncement``), the
@@ -79,16 +80,19 @@ struct AttachmentCipher: Sendable {
     }
 
     private func nonce(_ index: Int) throws -> AES.GCM.Nonce {
-        var bytes = [UInt8](repeating: 0, count: 4)
-        withUnsafeBytes(of: UInt64(index).bigEndian) { bytes.append(contentsOf: $0) }
-        return try AES.GCM.Nonce(data: bytes)
+        var w = TLSWriter(capacity: 12)
+        w.writeUInt32(0)
+        w.writeUInt64(UInt64(index))
+        return try AES.GCM.Nonce(data: w.bytes)
     }
 
     private func authenticatedData(_ index: Int) -> [UInt8] {
-        var out = Self.label + asset
-        withUnsafeBytes(of: size.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(index).bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(segmentCount).bigEndian) { out.append(contentsOf: $0) }
-        return out
+        var w = TLSWriter(capacity: 56)
+        w.writeBytes(Self.label)
+        w.writeBytes(asset)
+        w.writeUInt64(size)
+        w.writeUInt32(UInt32(index))
+        w.writeUInt32(UInt32(segmentCount))
+        return w.bytes
     }
 }

@@ -130,8 +130,10 @@ struct PresenceMessage {
     }
 
     private static func associatedData(convoId: String, epoch: UInt64) -> [UInt8] {
-        var out = label + Array(convoId.utf8)
-        withUnsafeBytes(of: epoch.bigEndian) { out.append(contentsOf: $0) }
-        return out
+        var w = TLSWriter(capacity: 64)
+        w.writeBytes(label)
+        w.writeBytes(Array(convoId.utf8))
+        w.writeUInt64(epoch)
+        return w.bytes
     }
 }

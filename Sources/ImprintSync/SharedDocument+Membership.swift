@@ -136,7 +136,7 @@ extension SharedDocument {
     func commit(addsMembers: Bool, forcePath: Bool = false,
                 proposals: (MLSGroup) async throws -> [Proposal],
                 send: ([UInt8], Welcome?, Int) async throws -> Int) async throws {
-        for _ in 0...account.options.commitRetries {
+        try await inCurrentEpoch(or: "other members kept committing first") {
             try ensureNotStale()
             let list = try await proposals(group)
             guard !list.isEmpty || forcePath else { return }
@@ -155,15 +155,14 @@ extension SharedDocument {
                 try finishOwnCommit(seq: seq, addedMembers: addsMembers)
                 if addsMembers { state.snapshotOwed = true }
                 try saveState()
-                return
             } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
+                // Lost the race: this commit's state is of no use; rebuilt after catching up.
                 state.pendingCommitHash = nil
                 try account.keyStore.deleteGroup(convo: pendingConvo, for: account.identity.did)
                 try saveState()
-                try await pullNow()
+                throw error
             }
         }
-        throw SyncError(.conflictRetriesExhausted, "other members kept committing first")
     }
 
     // MARK: Reading the roster

@@ -95,9 +95,8 @@ extension SharedDocument {
             try flushReceived()
             guard page.cursor != nil, !page.messages.isEmpty else { break }
         }
-        try flushReceived()
         state.lastPull = Date()
-        try saveState()
+        try saveState()  // flushes anything received first
         report.changes = bundle.document.changes(since: before).count
         report.gaps = state.gaps.map(\.seq)
         report.epoch = group.epoch
@@ -166,8 +165,7 @@ extension SharedDocument {
                 state.alerts.append("seq \(gap.seq) of epoch \(gap.epoch) arrived after its epoch's keys were deleted")
             }
         }
-        try flushReceived()
-        try saveState()
+        try saveState()  // flushes what the gaps brought first
     }
 
     // MARK: Application messages

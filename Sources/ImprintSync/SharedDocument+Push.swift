@@ -35,16 +35,8 @@ extension SharedDocument {
         try await finishOutbox()
         try await sendOwedSnapshot()
         try reloadBundleIfChanged()
-        var assets = 0
-        for attempt in 0...account.options.commitRetries {
-            do {
-                assets = try await shareNewAssets()
-                break
-            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" && attempt < account.options.commitRetries {
-                _ = try await pullNow()
-            }
-        }
-        for _ in 0...account.options.commitRetries {
+        let assets = try await inCurrentEpoch(or: "the epoch kept moving while pushing") { try await shareNewAssets() }
+        return try await inCurrentEpoch(or: "the epoch kept moving while pushing") {
             let heads = bundle.document.currentHeads
             let known = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)))
             var unsent = bundle.document.changes(since: known)
@@ -54,18 +46,11 @@ extension SharedDocument {
                 unsent += bundle.document.allChanges().filter { resend.contains($0.hash.hex) && !have.contains($0.hash) }
             }
             guard !unsent.isEmpty else { return PushReport(changes: 0, seq: nil, bytes: 0, assets: assets) }
-            let payload = SyncPayload(kind: .changes, body: ChangeSet.encode(unsent))
-            do {
-                let (seq, size) = try await send(payload, heads: heads)
-                state.resend = []
-                try saveState()
-                return PushReport(changes: unsent.count, seq: seq, bytes: size, assets: assets)
-            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
-                // Encrypted in an epoch that has ended: catch up, encrypt again in the new one.
-                _ = try await pullNow()
-            }
+            let (seq, size) = try await send(SyncPayload(kind: .changes, body: ChangeSet.encode(unsent)), heads: heads)
+            state.resend = []
+            try saveState()
+            return PushReport(changes: unsent.count, seq: seq, bytes: size, assets: assets)
         }
-        throw SyncError(.conflictRetriesExhausted, "the epoch kept moving while pushing")
     }
 
     /// Encrypts `payload` in the current epoch and delivers it through the outbox. Returns

@@ -170,6 +170,21 @@ public actor SharedDocument {
 
     func writeState() throws { try state.save(home: home) }
 
+    /// Runs `body`, which encrypts or commits in the current epoch; when the Delivery Service
+    /// answers that the epoch has ended (409 `EpochMismatch`), catches up (pull) and runs it
+    /// again in the new one, at most `options.commitRetries` more times, then throws
+    /// ``SyncError/Code/conflictRetriesExhausted`` with `reason`.
+    func inCurrentEpoch<T>(or reason: String, _ body: () async throws -> T) async throws -> T {
+        for _ in 0...account.options.commitRetries {
+            do {
+                return try await body()
+            } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
+                _ = try await pullNow()
+            }
+        }
+        throw SyncError(.conflictRetriesExhausted, reason)
+    }
+
     /// The key-store name of a commit's resulting state while the Delivery Service has not
     /// acknowledged the commit yet.
     var pendingConvo: String { convoId + "#pending" }

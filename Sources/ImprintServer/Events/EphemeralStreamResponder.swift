@@ -17,9 +17,6 @@ struct EphemeralStreamResponder: Sendable {
     let heartbeat: Duration
 
     func response() -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-cache"
         let body = ResponseBody { [store, convoId, subscriber, metrics, heartbeat] writer in
             let hub = store.ephemeralHub
             let (subscription, messages) = hub.subscribe(convoId: convoId)
@@ -72,6 +69,6 @@ struct EphemeralStreamResponder: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: .eventStream, body: body)
     }
 }

@@ -31,9 +31,6 @@ package struct EventStreamResponder<Cursor: Sendable>: Sendable {
     }
 
     package func response(after start: Cursor) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-cache"
         let body = ResponseBody { [bell, key, metrics, heartbeat, read] writer in
             // Subscribed before the first read below, so nothing committed in between is missed.
             let (subscription, rings) = bell.subscribe(recipient: key)
@@ -76,7 +73,7 @@ package struct EventStreamResponder<Cursor: Sendable>: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: .eventStream, body: body)
     }
 }
 
@@ -97,5 +94,15 @@ extension EventStreamResponder where Cursor == Int64 {
             }
             return (buffer, last, events.count == pageSize)
         }
+    }
+}
+
+extension HTTPFields {
+    /// The head of a server-sent-event stream: `text/event-stream`, not cached.
+    static var eventStream: HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return headers
     }
 }
