@@ -87,6 +87,25 @@ public struct DeliveryClient: Sendable {
         return try await self.query(.getMessages, query)
     }
 
+    /// v1.3: moves the caller's processed cursor in `convoId` forward to `processedSeq`;
+    /// returns the cursor as stored (never lower than before).
+    @discardableResult
+    public func updateCursor(convoId: String, processedSeq: Int) async throws -> Int {
+        let output: UpdateCursorOutput = try await procedure(.updateCursor, UpdateCursorInput(convoId: convoId, processedSeq: processedSeq))
+        return output.processedSeq
+    }
+
+    /// v1.3: marks the caller's application message `seq` as a checkpoint (its payload holds
+    /// the whole document).
+    public func markCheckpoint(convoId: String, seq: Int) async throws {
+        let _: EmptyOutput = try await procedure(.markCheckpoint, MarkCheckpointInput(convoId: convoId, seq: seq))
+    }
+
+    /// v1.3: the active members' processed cursors and the convo's compaction point.
+    public func getCursors(convoId: String) async throws -> GetCursorsOutput {
+        try await query(.getCursors, [("convoId", convoId)])
+    }
+
     public func registerStorage(_ provider: StorageProvider) async throws {
         let _: EmptyOutput = try await procedure(.registerStorage, RegisterStorageInput(provider: provider))
     }

@@ -19,6 +19,12 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     case sendEphemeral
     /// v1.2: the ephemeral messages of one convo, as server-sent events, from now on.
     case subscribeEphemeral
+    /// v1.3: the caller's processed cursor in one convo (compaction waits for every member's).
+    case updateCursor
+    /// v1.3: marks one of the caller's application messages as a checkpoint (a snapshot).
+    case markCheckpoint
+    /// v1.3: every active member's processed cursor and the convo's compaction point.
+    case getCursors
 
     /// NSID prefix shared by every method.
     public static let namespace = "blue.catbird.mls"
@@ -32,7 +38,7 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents, .subscribeEphemeral: false
+        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents, .subscribeEphemeral, .getCursors: false
         default: true
         }
     }

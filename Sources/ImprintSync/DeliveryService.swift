@@ -23,6 +23,12 @@ public protocol DeliveryService: Sendable {
     func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error>
     func sendEphemeral(_ input: SendEphemeralInput) async throws
     func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error>
+    /// v1.3: acknowledges every message up to `processedSeq`; returns the stored cursor.
+    func updateCursor(convoId: String, processedSeq: Int) async throws -> Int
+    /// v1.3: marks this member's snapshot message `seq` as a checkpoint.
+    func markCheckpoint(convoId: String, seq: Int) async throws
+    /// v1.3: the members' cursors and the convo's compaction point.
+    func getCursors(convoId: String) async throws -> GetCursorsOutput
 }
 
 extension DeliveryClient: DeliveryService {}

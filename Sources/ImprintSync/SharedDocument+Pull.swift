@@ -105,7 +105,23 @@ extension SharedDocument {
             try await checkRosterRecordingAlerts()
             rosterChecked = true
         }
+        try await acknowledgeProcessed()
         return report
+    }
+
+    /// Tells the Delivery Service how far this member has processed (v1.3), once what was
+    /// received is durable (the state was saved, which flushes it first): compaction may then
+    /// delete what every member is past. Best effort: a failure is tried again at the next
+    /// pull, and a service without the method keeps everything.
+    func acknowledgeProcessed() async throws {
+        let processed = Int(cursor.seq)
+        guard processed > state.acknowledgedSeq else { return }
+        do {
+            state.acknowledgedSeq = try await account.delivery.updateCursor(convoId: convoId, processedSeq: processed)
+            try saveState()
+        } catch is DeliveryServiceError {
+            return
+        }
     }
 
     /// The page's messages after checking what the rest of the client relies on: seqs

@@ -128,15 +128,34 @@ extension SharedDocument {
     /// Sends the whole document in the current epoch, for members who joined in it, then the
     /// keys of every asset shared so far. Owed until both are delivered (a crash in between
     /// sends both again; members drop what they already have).
-    func sendSnapshot() async throws {
+    ///
+    /// The snapshot is then marked as a checkpoint with the Delivery Service (v1.3): once every
+    /// active member has processed it, the change sets before it can be compacted away. A
+    /// crash before the mark leaves an unmarked snapshot, which only delays compaction.
+    /// Returns the snapshot's seq.
+    @discardableResult
+    func sendSnapshot() async throws -> Int {
         let heads = bundle.document.currentHeads
         let content = SnapshotContent(documentID: bundle.metadata.documentID, admins: state.admins, heads: heads,
                                       document: bundle.document.save())
-        _ = try await send(SyncPayload(kind: .snapshot, body: content.encoded), heads: heads)
+        let (seq, _) = try await send(SyncPayload(kind: .snapshot, body: content.encoded), heads: heads)
         // The asset keys follow the snapshot: a member who joined in this epoch can read no older message.
         try await sendKnownAssets()
         state.snapshotOwed = false
         try saveState()
+        try await markCheckpoint(seq)
+        return seq
+    }
+
+    /// Tells the Delivery Service that snapshot `seq` holds the whole document. Best effort,
+    /// like `acknowledgeProcessed`: a refusal (a service without v1.3) only means the zone
+    /// keeps what it would have compacted.
+    func markCheckpoint(_ seq: Int) async throws {
+        do {
+            try await account.delivery.markCheckpoint(convoId: convoId, seq: seq)
+        } catch is DeliveryServiceError {
+            return
+        }
     }
 
     /// Sends the snapshot an Add commit of this member's still owes (after a crash).

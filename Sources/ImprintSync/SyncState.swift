@@ -58,6 +58,8 @@ struct SyncState: Codable, Sendable, Hashable {
     var staleReason: String?
     /// The last time a pull completed.
     var lastPull: Date?
+    /// The processed cursor the Delivery Service last stored for this member (v1.3).
+    var acknowledgedSeq = 0
     /// Epoch authenticators (hex, truncated) of recent epochs, to compare with other members'.
     var authenticators: [String: String] = [:]
     /// Assets shared through the group, by id (SHA-256 hex); their keys are in the key store.
@@ -111,6 +113,7 @@ struct SyncState: Codable, Sendable, Hashable {
         lastSentSeq = try c.decodeIfPresent(Int.self, forKey: .lastSentSeq) ?? 0
         staleReason = try c.decodeIfPresent(String.self, forKey: .staleReason)
         lastPull = try c.decodeIfPresent(Date.self, forKey: .lastPull)
+        acknowledgedSeq = try c.decodeIfPresent(Int.self, forKey: .acknowledgedSeq) ?? 0
         authenticators = try c.decodeIfPresent([String: String].self, forKey: .authenticators) ?? [:]
         assets = try c.decodeIfPresent([String: SharedAsset].self, forKey: .assets) ?? [:]
     }

@@ -26,7 +26,7 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
     let delivery: PostgresDeliveryStore
     let stagingDirectory: URL
     var bell: EventBell { delivery.eventBell }
-    private var logger: Logger { delivery.logger }
+    var logger: Logger { delivery.logger }
 
     init(delivery: PostgresDeliveryStore, dataDirectory: URL) {
         self.delivery = delivery
@@ -39,15 +39,15 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
 
     func shutdown() async throws {}
 
-    private func changed(_ zoneId: String) {
+    func changed(_ zoneId: String) {
         delivery.eventsCommitted(recipients: [ZoneEvents.key(zoneId)])
     }
 
-    private func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await delivery.transaction(body)
     }
 
-    private func single<each Column: PostgresDecodable>(
+    func single<each Column: PostgresDecodable>(
         _ type: (repeat each Column).Type, _ connection: PostgresConnection, _ query: PostgresQuery
     ) async throws -> (repeat each Column)? {
         try await PostgresDeliveryStore.single(type, connection.query(query, logger: logger))
@@ -133,7 +133,7 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
     }
 
     /// Removes the blobs of `hashes` no record and no pending upload references.
-    private func collect(_ hashes: [String]) async throws {
+    func collect(_ hashes: [String]) async throws {
         guard !hashes.isEmpty else { return }
         try await transaction { connection in
             for hash in Set(hashes).sorted() {

@@ -26,11 +26,11 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
 
     func shutdown() async throws {}
 
-    private func write<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+    func write<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await delivery.groupCommit.write(work)
     }
 
-    private func changed(_ zoneId: String) {
+    func changed(_ zoneId: String) {
         bell.ring(recipients: CollectionOfOne(ZoneEvents.key(zoneId)))
     }
 
@@ -146,7 +146,7 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
     /// Removes the blobs of `hashes` that no record and no pending upload references any more.
     /// Runs after the transaction that dropped the references committed, in a write of its own
     /// (serialized with uploads, which place blobs inside their write).
-    private func collect(_ hashes: [String]) async throws {
+    func collect(_ hashes: [String]) async throws {
         guard !hashes.isEmpty else { return }
         try await delivery.pool.write { [blobs] db in
             for hash in Set(hashes) {

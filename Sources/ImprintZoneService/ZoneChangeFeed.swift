@@ -15,7 +15,12 @@ enum ZoneChangeFeed {
     /// A page from up to `limit + 1` rows read in change order after `start`.
     static func page(_ rows: [RecordRow], zone: ZoneRow, start: Int64, limit: Int) -> FetchChangesOutput {
         let page = rows.prefix(limit)
-        let last = page.last?.change ?? start
+        // A reader that got everything has seen the zone up to its newest change, which may
+        // have no row (a purged tombstone, a compaction): answering with that change keeps the
+        // token valid after the purge moved `purgedThrough` past every remaining row. (The
+        // zone row is read before the records, and a change is committed with its row, so
+        // every change up to it is among the rows read.)
+        let last = rows.count > limit ? page.last!.change : max(page.last?.change ?? start, zone.lastChange)
         return FetchChangesOutput(
             records: page.map { $0.record(incarnation: zone.incarnation) },
             changeToken: ChangeToken(incarnation: zone.incarnation, change: last).text,

@@ -33,6 +33,7 @@ struct ZoneController: Sendable {
         add(.deleteRecords, to: routes, deleteRecords)
         add(.subscribeZone, to: routes, subscribeZone)
         add(.getUsage, to: routes, getUsage)
+        add(.compactZone, to: routes, compactZone)
         routes.add(middleware: Self.capabilityCORS)
         // Inside CORS, so that a rejection (410 for a revoked link) is a response that gets
         // the CORS headers: without them the browser hides the status from the viewer.
@@ -264,6 +265,13 @@ struct ZoneController: Sendable {
         let deleted = try await store.deleteRecords(
             zone, caller: caller, names: names, now: Date(), tombstoneRetention: configuration.tombstoneRetentionSeconds)
         return try json(DeleteRecordsOutput(deleted: deleted))
+    }
+
+    /// v1.1: compacts a shared zone now (`ZoneCompaction`), for an active member of its convo.
+    @Sendable func compactZone(_ request: Request, caller: String) async throws -> Response {
+        let input = try await RequestBodyReader.decode(ZoneRefInput.self, from: request, limit: configuration.bodyLimit)
+        let zone = try ZoneID(input.zoneId)
+        return try json(try await store.compact(zone, caller: caller, now: Date()))
     }
 
     // MARK: Subscriptions

@@ -11,6 +11,7 @@ package struct ZoneService: XRPCService {
     let store: any ZoneServiceStore
     let configuration: ZoneServiceConfiguration
     let heartbeat: Duration
+    let compactor: ZoneCompactor?
 
     /// Opens the zone service on `delivery`'s database and migrates its tables.
     /// `dataDirectory` holds blob files (SQLite) and staged uploads (both backends).
@@ -27,7 +28,9 @@ package struct ZoneService: XRPCService {
             throw DeliveryError.internalError()
         }
         try await store.migrate()
-        return ZoneService(store: store, configuration: configuration, heartbeat: heartbeat)
+        return ZoneService(
+            store: store, configuration: configuration, heartbeat: heartbeat,
+            compactor: configuration.compactionInterval.map { ZoneCompactor(store: store, interval: $0) })
     }
 
     package var paths: [String] { ZoneMethod.allCases.map(\.path) + (configuration.reviewPage == nil ? [] : [ReviewPageController.path]) }
@@ -44,6 +47,7 @@ package struct ZoneService: XRPCService {
     }
 
     package func shutdown() async throws {
+        await compactor?.stop()
         try await store.shutdown()
     }
 }

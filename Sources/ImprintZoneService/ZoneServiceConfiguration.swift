@@ -24,6 +24,9 @@ public struct ZoneServiceConfiguration: Sendable {
     public var commentBurst: Double = 20
     /// Tombstones older than this are purged; tokens from before them answer 410.
     public var tombstoneRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// How often the server compacts the shared zones whose members all passed a newer
+    /// checkpoint (`ZoneCompaction`); nil: only on request (`compactZone`).
+    public var compactionInterval: Duration? = .seconds(60)
     /// The viewer page served at `/review` for reviewer links; nil: no such route.
     public var reviewPage: ReviewViewerPage?
 

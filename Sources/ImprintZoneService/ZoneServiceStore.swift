@@ -51,6 +51,12 @@ protocol ZoneServiceStore: Sendable {
 
     func usage(owner: String) async throws -> [ZoneUsage]
 
+    /// Compacts shared zone `zone` now (`ZoneCompaction`), for an active member of its convo
+    /// (`caller`) or for the server's own compactor (`caller` nil).
+    func compact(_ zone: ZoneID, caller: String?, now: Date) async throws -> CompactZoneOutput
+    /// Shared zones whose convo has a compaction point past what was compacted, at most `limit`.
+    func zonesToCompact(limit: Int) async throws -> [ZoneID]
+
     func shutdown() async throws
 }
 

@@ -9,6 +9,8 @@ import ImprintDelivery
 public enum ZoneMethod: String, CaseIterable, Sendable {
     case createZone, deleteZone, uploadAsset, saveRecords, fetchChanges, getRecord, getAsset, deleteRecords
     case subscribeZone, getUsage
+    /// v1.1: epoch-tied compaction of a shared zone, now.
+    case compactZone
 
     public static let namespace = "app.imprint.zone"
 
@@ -18,7 +20,7 @@ public enum ZoneMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }
@@ -161,6 +163,25 @@ public struct DeleteRecordsInput: Codable, Sendable {
 public struct DeleteRecordsOutput: Codable, Sendable {
     public var deleted: [String]
     public init(deleted: [String]) { self.deleted = deleted }
+}
+
+/// v1.1 `compactZone` output: what one compaction of a shared zone removed.
+public struct CompactZoneOutput: Codable, Sendable, Equatable {
+    /// The convo's compaction point after the run: records and messages below it are gone
+    /// (nil: no checkpoint every active member has passed yet).
+    public var compactedBefore: Int?
+    /// Change and commit records deleted by this run.
+    public var deletedRecords: Int
+    /// Their asset bytes.
+    public var freedBytes: Int
+    /// Delivery Service messages forgotten by this run.
+    public var forgottenMessages: Int
+    public init(compactedBefore: Int?, deletedRecords: Int, freedBytes: Int, forgottenMessages: Int) {
+        self.compactedBefore = compactedBefore
+        self.deletedRecords = deletedRecords
+        self.freedBytes = freedBytes
+        self.forgottenMessages = forgottenMessages
+    }
 }
 
 public struct ZoneUsage: Codable, Sendable, Equatable {

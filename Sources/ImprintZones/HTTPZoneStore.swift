@@ -180,6 +180,18 @@ public struct HTTPZoneStore: ZoneStore {
 
     /// The caller's zones and bytes against the service's quota (not part of ``ZoneStore``:
     /// only a service has quotas).
+    /// `compactZone`: the zone service compacts `zoneId` now (it also does so by itself
+    /// periodically).
+    public func compact(zoneId: String) async throws -> ZoneCompaction? {
+        try ZoneRules.checkZoneId(zoneId)
+        let output: ZoneWire.CompactZoneOutput = try await procedure(.compactZone, ZoneWire.ZoneRefInput(zoneId: zoneId))
+        guard output.deletedRecords >= 0, output.freedBytes >= 0, output.forgottenMessages >= 0, (output.compactedBefore ?? 1) >= 1 else {
+            throw ZoneError(.invalidResponse, "compactZone answer out of bounds")
+        }
+        return ZoneCompaction(compactedBefore: output.compactedBefore, deletedRecords: output.deletedRecords,
+                              freedBytes: output.freedBytes, forgottenMessages: output.forgottenMessages)
+    }
+
     public func usage() async throws -> ZoneUsage {
         let output: ZoneWire.UsageOutput = try await query(.getUsage, [])
         guard output.quotaBytes >= 0, output.zones.count <= 100_000,

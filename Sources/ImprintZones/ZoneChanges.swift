@@ -93,3 +93,13 @@ public struct ZoneUsage: Sendable, Hashable {
     public var zones: [Zone]
     public var quotaBytes: Int64
 }
+
+/// What one compaction of a shared zone removed (`ZoneStore.compact(zoneId:)`).
+public struct ZoneCompaction: Sendable, Hashable {
+    /// Records and Delivery Service messages below this seq are gone (nil: nothing every
+    /// active member has passed yet).
+    public var compactedBefore: Int?
+    public var deletedRecords: Int
+    public var freedBytes: Int
+    public var forgottenMessages: Int
+}

@@ -2,6 +2,8 @@
 enum ZoneMethod: String, CaseIterable, Sendable {
     case createZone, deleteZone, uploadAsset, saveRecords, fetchChanges, getRecord, getAsset
     case deleteRecords, subscribeZone, getUsage
+    /// v1.1: epoch-tied compaction of a shared zone.
+    case compactZone
 
     static let namespace = "app.imprint.zone"
 
@@ -14,7 +16,7 @@ enum ZoneMethod: String, CaseIterable, Sendable {
     /// Procedures are `POST`, queries `GET`.
     var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }

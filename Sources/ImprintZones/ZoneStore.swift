@@ -64,6 +64,9 @@ public protocol ZoneStore: Sendable {
     /// subscription is live when the call returns: every change after that is notified (a
     /// burst may be coalesced into one notification). Throws ``ZoneError/Code/zoneNotFound``.
     func subscribe(zoneId: String) async throws -> AsyncThrowingStream<ZoneChangeNotification, any Error>
+
+    /// Compacts shared zone `zoneId` now, where the store can (see the default below).
+    func compact(zoneId: String) async throws -> ZoneCompaction?
 }
 
 extension ZoneStore {
@@ -71,6 +74,12 @@ extension ZoneStore {
     public func createZone(_ zoneId: String) async throws -> ZoneInfo {
         try await createZone(zoneId, convoId: nil)
     }
+
+    /// Asks the store to compact shared zone `zoneId` now: delete the change sets that every
+    /// active member has processed, below the newest snapshot they all passed (the zone API's
+    /// `compactZone`). nil from a store that has no such operation (a folder, memory): their
+    /// records stay until deleted.
+    public func compact(zoneId: String) async throws -> ZoneCompaction? { nil }
 
     /// The changes after `since`, 200 records per page (the zone API's default).
     public func fetchChanges(zoneId: String, since: ZoneChangeToken?) async throws -> ZoneChangeBatch {

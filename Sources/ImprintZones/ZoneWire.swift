@@ -27,6 +27,13 @@ enum ZoneWire {
 
     struct EmptyOutput: Codable, Sendable, Hashable {}
 
+    struct CompactZoneOutput: Codable, Sendable, Hashable {
+        var compactedBefore: Int?
+        var deletedRecords: Int
+        var freedBytes: Int
+        var forgottenMessages: Int
+    }
+
     /// `uploadAsset`'s answer.
     typealias AssetOutput = ZoneAsset
 

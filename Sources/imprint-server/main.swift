@@ -23,6 +23,9 @@ struct ImprintServerCommand: AsyncParsableCommand {
     var rateBurst: Double = 500
     @Option(name: .customLong("zone-quota"), help: "Bytes of zone assets each owner may keep (default 20 GiB).")
     var zoneQuota: Int = 20 << 30
+    @Option(name: .customLong("compaction-interval"),
+            help: "Seconds between the server's compaction runs over shared zones whose members all passed a newer snapshot (0: only when a member asks).")
+    var compactionInterval: Double = 60
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may take to send a request head, or idle between requests.")
     var idleTimeout: Double = 30
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may pause between parts (it must end within 120 s).")
@@ -60,6 +63,7 @@ struct ImprintServerCommand: AsyncParsableCommand {
         configuration.connectionLimits.bodyIdleTimeout = .milliseconds(Int64(bodyTimeout * 1000))
         configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
         guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
+        guard compactionInterval >= 0, compactionInterval.isFinite else { throw ValidationError("--compaction-interval must not be negative") }
         // The data directory holds the zone service's asset files, and the default SQLite database.
         do {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
@@ -72,6 +76,7 @@ struct ImprintServerCommand: AsyncParsableCommand {
         let store = try await StoreFactory.open(location ?? .sqlite(path: (data as NSString).appendingPathComponent("delivery.sqlite")), logger: logger)
         var zoneConfiguration = ZoneServiceConfiguration()
         zoneConfiguration.quotaBytes = zoneQuota
+        zoneConfiguration.compactionInterval = compactionInterval > 0 ? .milliseconds(Int64(compactionInterval * 1000)) : nil
         let reviewPage = ViewerPage.linkPage()
         zoneConfiguration.reviewPage = ReviewViewerPage(html: reviewPage, contentSecurityPolicy: ViewerPage.contentSecurityPolicy(for: ViewerPage.linkEnvelope))
         let zones = try await ZoneService.open(

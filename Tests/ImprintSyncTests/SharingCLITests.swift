@@ -59,6 +59,16 @@ extension SyncSuites {
             let status = try await cli.json(["status", b, "--home", hb, "--json"])
             #expect(status["processedSeq"] as? Int == status["latestSeq"] as? Int && status["unpushedChanges"] as? Int == 0)
 
+            // Compaction: Alice checkpoints; once Bob has processed that too, what came before goes.
+            let first = try await cli.json(["compact", a, "--home", ha, "--device", "alice", "--json"])
+            let checkpoint = try #require(first["snapshotSeq"] as? Int)
+            _ = try await cli.output(["pull", b, "--home", hb, "--device", "bob"])
+            let second = try await cli.json(["compact", a, "--home", ha, "--device", "alice", "--json"])
+            #expect(second["compactedBefore"] as? Int == checkpoint && (second["deletedRecords"] as? Int ?? 0) > 0, "\(second)")
+            #expect((second["cursors"] as? [[String: Any]])?.count == 2)
+            let compactedText = try await cli.output(["text", a]).stdout
+            #expect(try await cli.output(["text", b]).stdout == compactedText)
+
             // Failures: one error line, the contract's exit codes.
             let notShared = try await cli.failure(["push", root + "/nope.imprint", "--home", ha])
             #expect(notShared.status == 1 && notShared.stderr.hasPrefix("error:") && notShared.stderr.split(separator: "\n").count == 1)

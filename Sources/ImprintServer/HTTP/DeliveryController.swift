@@ -34,6 +34,9 @@ struct DeliveryController: Sendable {
         add(.subscribeConvoEvents, to: routes, subscribeConvoEvents)
         add(.sendEphemeral, to: routes, sendEphemeral)
         add(.subscribeEphemeral, to: routes, subscribeEphemeral)
+        add(.updateCursor, to: routes, updateCursor)
+        add(.markCheckpoint, to: routes, markCheckpoint)
+        add(.getCursors, to: routes, getCursors)
         return routes
     }
 
@@ -260,11 +263,11 @@ struct DeliveryController: Sendable {
 
     // MARK: Input
 
-    private func body<Input: Decodable>(_ type: Input.Type, _ request: Request, limit: Int? = nil) async throws -> Input {
+    func body<Input: Decodable>(_ type: Input.Type, _ request: Request, limit: Int? = nil) async throws -> Input {
         try await RequestBodyReader.decode(type, from: request, limit: limit ?? configuration.bodyLimit)
     }
 
-    private func query(_ request: Request, allowed: Set<String>) throws -> QueryParameters {
+    func query(_ request: Request, allowed: Set<String>) throws -> QueryParameters {
         try QueryParameters(query: request.uri.query ?? "", allowed: allowed)
     }
 

@@ -46,6 +46,18 @@ public protocol DeliveryStore: Sendable {
 
     func registerStorage(did: String, provider: StorageProvider) async throws
 
+    /// v1.3: moves `did`'s processed cursor in `convoId` forward to `processedSeq` and returns
+    /// the cursor as stored (a lower value changes nothing). The caller must be an active
+    /// member (`notMember`); a seq past the convo's last is `invalidRequest`.
+    func updateCursor(convoId: String, did: String, processedSeq: Int, now: Date) async throws -> Int
+    /// v1.3: marks `did`'s application message `seq` as a checkpoint: its payload holds the
+    /// whole document, so a member past it needs no message before it. Only the message's
+    /// sender may (`forbidden`); an unknown or forgotten seq is `notFound`.
+    func markCheckpoint(convoId: String, did: String, seq: Int) async throws
+    /// v1.3: the active members' cursors and the convo's compaction point
+    /// (`CompactionPoint`), for an active member.
+    func cursors(convoId: String, caller: String) async throws -> GetCursorsOutput
+
     /// Events for `recipient` with cursor > `after`, ascending, at most `limit`.
     func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent]
 

@@ -318,6 +318,12 @@ public final class PostgresDeliveryStore: DeliveryStore {
                     ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
                     """, logger: self.logger)
             }
+            // v1.3: a new member needs nothing before the commit that adds it.
+            try await connection.query(
+                """
+                UPDATE members SET processed_seq = \(advance.seq), cursor_at = NULL
+                WHERE convo_id = \(change.convoId) AND did = ANY(\(change.dids)::TEXT[])
+                """, logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: change.convoId)
             var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]
             for did in change.dids {

@@ -109,6 +109,16 @@ enum PostgresSchema {
         (6, [
             publishKeyPackageFunction,
         ]),
+        // v1.3 compaction: each member's processed cursor (a new member starts at the commit
+        // that added it), checkpoints (application messages holding the whole document), and
+        // where the convo's kept messages begin.
+        (7, [
+            "ALTER TABLE members ADD COLUMN processed_seq BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE members ADD COLUMN cursor_at BIGINT",
+            "ALTER TABLE messages ADD COLUMN checkpoint BOOLEAN NOT NULL DEFAULT FALSE",
+            "CREATE INDEX messages_checkpoints ON messages (convo_id, seq) WHERE checkpoint",
+            "ALTER TABLE convos ADD COLUMN compacted_before BIGINT NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space

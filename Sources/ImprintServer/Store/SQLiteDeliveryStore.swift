@@ -38,7 +38,33 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func migrate() async throws {
+        try await useIncrementalVacuum()
         try await applyMigrations(SQLiteSchema.migrations)
+    }
+
+    /// Makes the file one whose free pages can be given back (`reclaimFreePages`). A file
+    /// made before v1.3 is rewritten once (`VACUUM`), at its first start with this version.
+    func useIncrementalVacuum() async throws {
+        try await pool.barrierWriteWithoutTransaction { db in
+            let incremental = 2
+            guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != incremental else { return }
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            // A file in WAL mode (GRDB's pool makes it so on open) takes the setting only
+            // through a VACUUM, instant on a new file.
+            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != incremental {
+                try db.execute(sql: "VACUUM")
+            }
+        }
+    }
+
+    /// Gives the file's free pages back to the file system (after compaction deleted rows),
+    /// so the data directory shrinks.
+    package func reclaimFreePages() async throws {
+        try await pool.barrierWriteWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            // The pages leave the main file when the WAL is checkpointed into it.
+            _ = try? db.checkpoint(.truncate)
+        }
     }
 
     /// Applies the migrations not yet recorded in `schema_migrations`, in order, each in the
@@ -217,6 +243,11 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                     ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
                     """,
                     arguments: [change.convoId, did, change.welcome, advance.epoch])
+            }
+            for did in change.dids {
+                // v1.3: a new member needs nothing before the commit that adds it.
+                try db.execute(cached: "UPDATE members SET processed_seq = ?, cursor_at = NULL WHERE convo_id = ? AND did = ?",
+                               arguments: [advance.seq, change.convoId, did])
             }
             let members = try Self.activeMembers(db, convoId: change.convoId)
             var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]

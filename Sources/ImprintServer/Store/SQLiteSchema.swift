@@ -78,5 +78,15 @@ enum SQLiteSchema {
         );
         ALTER TABLE members ADD COLUMN has_left INTEGER NOT NULL DEFAULT 0;
         """),
+        // v1.3 compaction: each member's processed cursor (a new member starts at the commit
+        // that added it), checkpoints (application messages holding the whole document), and
+        // where the convo's kept messages begin.
+        (4, """
+        ALTER TABLE members ADD COLUMN processed_seq INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE members ADD COLUMN cursor_at INTEGER;
+        ALTER TABLE messages ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_checkpoints ON messages (convo_id, seq) WHERE checkpoint = 1;
+        ALTER TABLE convos ADD COLUMN compacted_before INTEGER NOT NULL DEFAULT 0;
+        """),
     ]
 }

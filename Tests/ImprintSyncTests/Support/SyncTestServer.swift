@@ -24,7 +24,9 @@ struct SyncTestServer: Sendable {
     var serverData: String { directory.file("server") }
 
     /// Runs `body` against a fresh server of `kind` and always stops it.
-    static func with<T>(_ kind: StoreKind, _ body: (SyncTestServer) async throws -> T) async throws -> T {
+    /// The server compacts zones by itself every `compactionInterval` (nil: only on request,
+    /// so that tests decide when).
+    static func with<T>(_ kind: StoreKind, compactionInterval: Duration? = nil, _ body: (SyncTestServer) async throws -> T) async throws -> T {
         let directory = TemporaryDirectory("sync")
         for sub in ["server", "people"] { try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true) }
         let database: DatabaseLocation
@@ -33,8 +35,10 @@ struct SyncTestServer: Sendable {
         case .postgres: database = .postgres(try await PostgresTestDatabase.create())
         }
         let store = try await StoreFactory.open(database, logger: testLogger)
+        var configuration = ZoneServiceConfiguration()
+        configuration.compactionInterval = compactionInterval
         let zones = try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: directory.file("server/zones")),
-                                               configuration: ZoneServiceConfiguration(), heartbeat: .seconds(1))
+                                               configuration: configuration, heartbeat: .seconds(1))
         let server = try await RunningServer.start(store: store, services: [zones])
         do {
             let result = try await body(SyncTestServer(server: server, directory: directory, database: database))
