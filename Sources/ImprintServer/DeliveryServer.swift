@@ -57,10 +57,15 @@ public enum DeliveryServer {
                 RequestBodyTimeout(idle: limits.bodyIdleTimeout, deadline: limits.bodyDeadline),
             ],
             idleTimeout: TimeAmount(limits.idleTimeout))
+        let retention = configuration.eventRetention.map { retention in
+            EventRetention(store: store, retention: retention, sweep: configuration.eventRetentionSweep,
+                           logger: Logger(label: "imprint.events.retention"))
+        }
         return Application(
             router: router,
             server: .http1(configuration: http1),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "imprint-server"),
+            services: retention.map { [$0] } ?? [],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

@@ -23,6 +23,12 @@ public struct DeliveryServerConfiguration: Sendable {
     public var eventHeartbeat: Duration = .seconds(15)
     /// Timeouts for slow clients and the per-address connection cap.
     public var connectionLimits = ConnectionLimits()
+    /// How long events stay for subscribers to resume from (`EventRetention`); nil: forever.
+    /// A subscriber away for longer misses the notifications, never a message: messages and
+    /// Welcomes are read with `getMessages` and `getWelcome`, which this does not touch.
+    public var eventRetention: Duration? = .seconds(30 * 24 * 3600)
+    /// How often the server deletes the events older than `eventRetention`.
+    public var eventRetentionSweep: Duration = .seconds(3600)
 
     public static let serviceVersion = "0.1.0"
 

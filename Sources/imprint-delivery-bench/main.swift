@@ -19,6 +19,8 @@ struct DeliveryBench: AsyncParsableCommand {
     @Option(help: "Requests per phase.") var requests = 20_000
     @Option(help: "Members per convo: connections are grouped into convos of this size (1 worker per member).")
     var membersPerConvo = 4
+    @Option(help: "Instead of the load run: roster sizes to measure addMembers and sendMessage at, e.g. 10,150,1000.")
+    var roster: String?
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() async throws {
@@ -54,6 +56,22 @@ struct DeliveryBench: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
 
         do {
+            if let roster {
+                let sizes = roster.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 2 }) else { throw ValidationError("--roster takes sizes of at least 2, e.g. 10,150,1000") }
+                let run = RosterRun(baseURL: baseURL, serviceDID: configuration.serviceDID, http: http, store: store)
+                var rows: [[String: Any]] = []
+                for size in sizes { rows.append(try await run.measure(members: size)) }
+                let storeName = if case .postgres = location { "postgres" } else { "sqlite" }
+                let result: [String: Any] = ["store": storeName, "roster": rows]
+                let data = try JSONSerialization.data(withJSONObject: result, options: json ? [.sortedKeys] : [.sortedKeys, .prettyPrinted])
+                print(String(decoding: data, as: UTF8.self))
+                try await http.shutdown()
+                await group.triggerGracefulShutdown()
+                try await server.value
+                try await store.shutdown()
+                return
+            }
             let members = (0..<connections).map { _ in ServiceAuthSigner() }
             let groupSize = max(1, min(membersPerConvo, connections))
             var convoOfWorker: [(id: String, epoch: Int, firstSeq: Int)] = []

@@ -26,6 +26,9 @@ struct ImprintServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("compaction-interval"),
             help: "Seconds between the server's compaction runs over shared zones whose members all passed a newer snapshot (0: only when a member asks).")
     var compactionInterval: Double = 60
+    @Option(name: .customLong("event-retention-days"),
+            help: "Days events stay for subscribers to resume from (0: forever); messages are kept until compaction, not by this.")
+    var eventRetentionDays: Double = 30
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may take to send a request head, or idle between requests.")
     var idleTimeout: Double = 30
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may pause between parts (it must end within 120 s).")
@@ -64,6 +67,8 @@ struct ImprintServerCommand: AsyncParsableCommand {
         configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
         guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
         guard compactionInterval >= 0, compactionInterval.isFinite else { throw ValidationError("--compaction-interval must not be negative") }
+        guard eventRetentionDays >= 0, eventRetentionDays.isFinite else { throw ValidationError("--event-retention-days must not be negative") }
+        configuration.eventRetention = eventRetentionDays > 0 ? .seconds(eventRetentionDays * 86_400) : nil
         // The data directory holds the zone service's asset files, and the default SQLite database.
         do {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)

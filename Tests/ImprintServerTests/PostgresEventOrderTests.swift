@@ -28,8 +28,11 @@ struct PostgresEventOrderTests {
             var lateID: Int64?
             for try await id in try await writer.query(
                 """
-                INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                VALUES (\(reader), 'elsewhere', 'welcome', '{"convoId":"elsewhere"}', 0) RETURNING id
+                WITH stored AS (
+                    INSERT INTO event_payloads (convo_id, kind, payload, created_at)
+                    VALUES ('elsewhere', 'welcome', '{"convoId":"elsewhere"}', 0) RETURNING id
+                )
+                INSERT INTO events (recipient, payload_id) SELECT \(reader), stored.id FROM stored RETURNING id
                 """, logger: testLogger
             ).decode(Int64.self) {
                 lateID = id

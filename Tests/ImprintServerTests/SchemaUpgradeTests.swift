@@ -22,6 +22,12 @@ import Testing
         INSERT INTO messages (convo_id, seq, epoch, sender, message_type, hash, size, sent_at, record_name, commit_blob)
         VALUES ('old', 2, 1, 'did:key:b', 'app', '\(fakeHash(2))', 2, 1003, 'r2', NULL)
         """,
+        // A Welcome not yet confirmed and an event, in the tables' shape before store-once.
+        "INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES ('old', 'did:key:b', X'63', 1)",
+        """
+        INSERT INTO events (recipient, convo_id, kind, payload, created_at)
+        VALUES ('did:key:b', 'old', 'welcome', '{"convoId":"old"}', 1004)
+        """,
     ]
 
     /// Every earlier schema version of each store: a database made by migrations below
@@ -56,6 +62,10 @@ import Testing
             #expect(kept.map(\.seq) == [1, 2])
             #expect(kept.map(\.commit) == [Data("c".utf8), nil])
             #expect(kept[1].recordName == "r2")
+            let welcome = try await store.welcome(convoId: "old", did: "did:key:b")
+            #expect(welcome?.welcome == Data("c".utf8) && welcome?.epoch == 1)
+            let oldEvents = try await store.events(recipient: "did:key:b", after: 0, limit: 10)
+            #expect(oldEvents.count == 1 && oldEvents.first?.payload.name == "welcome")
             let now = Date()
             let message = NewMessage(
                 convoId: "old", sender: "did:key:b", epoch: 1, messageType: .app, hash: fakeHash(3), size: 3,
@@ -71,6 +81,11 @@ import Testing
             let convos = try await store.convos(memberDID: "did:key:a")
             #expect(convos.map(\.id) == ["old"])
             #expect(convos.first?.admins == ["did:key:a"])
+            // Events written after the upgrade come after the kept ones (cursors only grow).
+            let newEvents = try await store.events(recipient: "did:key:a", after: 0, limit: 10)
+            #expect(!newEvents.isEmpty && newEvents.allSatisfy { $0.cursor > oldEvents.first?.cursor ?? .max })
+            try await store.deleteWelcome(convoId: "old", did: "did:key:b")
+            #expect(try await store.welcome(convoId: "old", did: "did:key:b") == nil)
             try await store.shutdown()
         } catch {
             try? await store.shutdown()

@@ -61,6 +61,10 @@ public protocol DeliveryStore: Sendable {
     /// Events for `recipient` with cursor > `after`, ascending, at most `limit`.
     func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent]
 
+    /// Deletes up to `limit` event payloads stored before `cutoff`, with every recipient's
+    /// row of them, in one transaction; returns how many payloads went (`EventRetention`).
+    func purgeEvents(before cutoff: Date, limit: Int) async throws -> Int
+
     /// v1.2: whether `did` is an active member of `convoId`; `convoNotFound` if there is no such convo.
     func isActiveMember(convoId: String, did: String) async throws -> Bool
 

@@ -306,30 +306,34 @@ public final class PostgresDeliveryStore: DeliveryStore {
             let now = StoreTime.millis(change.now)
             let message = SQLiteDeliveryStore.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try await self.advance(connection, convoId: change.convoId, to: advance, message: message, commit: change.commit)
-            for did in change.dids {
-                try await connection.query(
-                    """
-                    INSERT INTO members (convo_id, did, joined_at, active) VALUES (\(change.convoId), \(did), \(now), TRUE)
-                    ON CONFLICT (convo_id, did) DO UPDATE SET active = TRUE, has_left = FALSE, joined_at = excluded.joined_at
-                    """, logger: self.logger)
-                try await connection.query(
-                    """
-                    INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES (\(change.convoId), \(did), \(change.welcome), \(advance.epoch))
-                    ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
-                    """, logger: self.logger)
-            }
-            // v1.3: a new member needs nothing before the commit that adds it.
+            // One statement per table however many join, the Welcome's bytes stored once; a
+            // new member needs nothing before the commit that adds it (v1.3 cursor).
             try await connection.query(
                 """
-                UPDATE members SET processed_seq = \(advance.seq), cursor_at = NULL
-                WHERE convo_id = \(change.convoId) AND did = ANY(\(change.dids)::TEXT[])
+                INSERT INTO members (convo_id, did, joined_at, active, processed_seq)
+                SELECT \(change.convoId), d, \(now), TRUE, \(advance.seq) FROM unnest(\(change.dids)::TEXT[]) AS d
+                ON CONFLICT (convo_id, did) DO UPDATE SET active = TRUE, has_left = FALSE, joined_at = excluded.joined_at,
+                    processed_seq = excluded.processed_seq, cursor_at = NULL
                 """, logger: self.logger)
+            let replaced = try await connection.query(
+                """
+                WITH blob AS (
+                    INSERT INTO welcome_blobs (convo_id, epoch, welcome) VALUES (\(change.convoId), \(advance.epoch), \(change.welcome))
+                    RETURNING id
+                ), old AS (
+                    SELECT w.did, w.blob_id FROM welcomes w WHERE w.convo_id = \(change.convoId) AND w.did = ANY(\(change.dids)::TEXT[])
+                ), upsert AS (
+                    INSERT INTO welcomes (convo_id, did, blob_id)
+                    SELECT \(change.convoId), d, blob.id FROM unnest(\(change.dids)::TEXT[]) AS d, blob
+                    ON CONFLICT (convo_id, did) DO UPDATE SET blob_id = excluded.blob_id
+                )
+                SELECT DISTINCT blob_id FROM old
+                """, logger: self.logger)
+            var stale: [Int64] = []
+            for try await blob in replaced.decode(Int64.self) { stale.append(blob) }
+            try await self.dropWelcomeBlobsIfUnused(connection, stale)
             let members = try await self.activeMembers(connection, convoId: change.convoId)
-            var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]
-            for did in change.dids {
-                events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
-                events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
-            }
+            let events = PendingEvent.addition(convoId: change.convoId, commit: message, added: change.dids, members: members)
             return (advance, try await self.append(connection, events: events, now: now))
         }
         eventsCommitted(recipients: result.recipients)
@@ -354,7 +358,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
             try await self.advance(connection, convoId: change.convoId, to: advance, message: message, commit: change.commit)
             try await connection.query(
                 "UPDATE members SET active = FALSE, has_left = FALSE WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
-            try await connection.query("DELETE FROM welcomes WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
+            _ = try await self.deleteWelcome(connection, convoId: change.convoId, did: change.did)
             try await connection.query("DELETE FROM convo_admins WHERE convo_id = \(change.convoId) AND did = \(change.did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: change.convoId)
             return (advance, try await self.append(connection, events: [
@@ -372,7 +376,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
         let recipients = try await transaction { connection in
             _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: did)
             try await connection.query("UPDATE members SET active = FALSE, has_left = TRUE WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
-            try await connection.query("DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
+            _ = try await self.deleteWelcome(connection, convoId: convoId, did: did)
             try await connection.query("DELETE FROM convo_admins WHERE convo_id = \(convoId) AND did = \(did)", logger: self.logger)
             let members = try await self.activeMembers(connection, convoId: convoId)
             return try await self.append(connection, events: [
@@ -384,14 +388,44 @@ public final class PostgresDeliveryStore: DeliveryStore {
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
         try await Self.single((Data, Int).self, client.query(
-            "SELECT welcome, epoch FROM welcomes WHERE convo_id = \(convoId) AND did = \(did)", logger: logger)
+            """
+            SELECT b.welcome, b.epoch FROM welcomes w JOIN welcome_blobs b ON b.id = w.blob_id
+            WHERE w.convo_id = \(convoId) AND w.did = \(did)
+            """, logger: logger)
         ).map { GetWelcomeOutput(welcome: $0.0, epoch: $0.1) }
     }
 
     public func deleteWelcome(convoId: String, did: String) async throws {
-        let deleted = try await Self.single(String.self, client.query(
-            "DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did) RETURNING did", logger: logger))
-        if deleted == nil { throw DeliveryError.noWelcome(convoId) }
+        let deleted = try await transaction { connection in
+            try await self.deleteWelcome(connection, convoId: convoId, did: did)
+        }
+        if !deleted { throw DeliveryError.noWelcome(convoId) }
+    }
+
+    /// Drops `did`'s reference to its Welcome in `convoId`, and the Welcome's bytes once no
+    /// member references them. False when there was none.
+    func deleteWelcome(_ connection: PostgresConnection, convoId: String, did: String) async throws -> Bool {
+        guard let blob = try await Self.single(Int64.self, connection.query(
+            "DELETE FROM welcomes WHERE convo_id = \(convoId) AND did = \(did) RETURNING blob_id", logger: logger))
+        else { return false }
+        try await dropWelcomeBlobsIfUnused(connection, [blob])
+        return true
+    }
+
+    /// Deletes those of `blobs` that no member's Welcome references any more (after this
+    /// transaction dropped references to them). The blob rows are locked first and checked in
+    /// a statement of its own, which reads what committed while it waited: so of two
+    /// transactions dropping the last two references of one Welcome, the second sees the
+    /// first's and deletes the bytes, instead of both seeing the other's reference.
+    func dropWelcomeBlobsIfUnused(_ connection: PostgresConnection, _ blobs: [Int64]) async throws {
+        guard !blobs.isEmpty else { return }
+        try await connection.query(
+            "SELECT id FROM welcome_blobs WHERE id = ANY(\(blobs)::BIGINT[]) ORDER BY id FOR UPDATE", logger: logger)
+        try await connection.query(
+            """
+            DELETE FROM welcome_blobs b WHERE b.id = ANY(\(blobs)::BIGINT[])
+            AND NOT EXISTS (SELECT 1 FROM welcomes w WHERE w.blob_id = b.id)
+            """, logger: logger)
     }
 
     // MARK: Messages
@@ -487,9 +521,12 @@ public final class PostgresDeliveryStore: DeliveryStore {
             let recipients = Set(event.recipients).sorted()
             try await connection.query(
                 """
-                INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-                SELECT u.r, \(event.payload.convoId), \(event.kind), \(payload), \(now)
-                FROM unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
+                WITH stored AS (
+                    INSERT INTO event_payloads (convo_id, kind, payload, created_at)
+                    VALUES (\(event.payload.convoId), \(event.kind), \(payload), \(now)) RETURNING id
+                )
+                INSERT INTO events (recipient, payload_id)
+                SELECT u.r, stored.id FROM stored, unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
                 """, logger: logger)
         }
         return everyone
@@ -502,10 +539,27 @@ public final class PostgresDeliveryStore: DeliveryStore {
         notifier.signal(recipients: recipients)
     }
 
+    public func purgeEvents(before cutoff: Date, limit: Int) async throws -> Int {
+        var purged = 0
+        for try await _ in try await client.query(
+            """
+            WITH old AS (SELECT id FROM event_payloads WHERE created_at < \(StoreTime.millis(cutoff)) ORDER BY created_at LIMIT \(limit)),
+            rows AS (DELETE FROM events WHERE payload_id IN (SELECT id FROM old))
+            DELETE FROM event_payloads WHERE id IN (SELECT id FROM old) RETURNING id
+            """, logger: logger
+        ).decode(Int64.self) {
+            purged += 1
+        }
+        return purged
+    }
+
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
         var events: [ConvoEvent] = []
         for try await (id, kind, payload) in try await client.query(
-            "SELECT id, kind, payload FROM events WHERE recipient = \(recipient) AND id > \(after) ORDER BY id LIMIT \(limit)",
+            """
+            SELECT e.id, p.kind, p.payload FROM events e JOIN event_payloads p ON p.id = e.payload_id
+            WHERE e.recipient = \(recipient) AND e.id > \(after) ORDER BY e.id LIMIT \(limit)
+            """,
             logger: logger
         ).decode((Int64, String, String).self) {
             events.append(ConvoEvent(cursor: id, payload: try ConvoEventPayload(name: kind, data: Data(payload.utf8))))

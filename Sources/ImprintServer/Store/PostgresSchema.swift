@@ -119,6 +119,47 @@ enum PostgresSchema {
             "CREATE INDEX messages_checkpoints ON messages (convo_id, seq) WHERE checkpoint",
             "ALTER TABLE convos ADD COLUMN compacted_before BIGINT NOT NULL DEFAULT 0",
         ]),
+        // Store once (`PendingEvent`): an event's payload is one `event_payloads` row that
+        // every recipient's `events` row references, and a Welcome is one `welcome_blobs` row
+        // that every member it adds references. Existing rows keep their ids (SSE cursors):
+        // each old event becomes a payload of its own, identical old Welcomes one blob.
+        (8, [
+            """
+            CREATE TABLE event_payloads (
+                id BIGSERIAL PRIMARY KEY,
+                convo_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "INSERT INTO event_payloads (id, convo_id, kind, payload, created_at) SELECT id, convo_id, kind, payload, created_at FROM events",
+            "SELECT setval(pg_get_serial_sequence('event_payloads', 'id'), COALESCE((SELECT MAX(id) FROM event_payloads), 0) + 1, false)",
+            "ALTER TABLE events ADD COLUMN payload_id BIGINT",
+            "UPDATE events SET payload_id = id",
+            "ALTER TABLE events ALTER COLUMN payload_id SET NOT NULL",
+            "ALTER TABLE events DROP COLUMN convo_id, DROP COLUMN kind, DROP COLUMN payload, DROP COLUMN created_at",
+            "CREATE INDEX events_by_payload ON events (payload_id)",
+            "CREATE INDEX event_payloads_by_time ON event_payloads (created_at)",
+            """
+            CREATE TABLE welcome_blobs (
+                id BIGSERIAL PRIMARY KEY,
+                convo_id TEXT NOT NULL REFERENCES convos (id),
+                epoch BIGINT NOT NULL,
+                welcome BYTEA NOT NULL
+            )
+            """,
+            "INSERT INTO welcome_blobs (convo_id, epoch, welcome) SELECT DISTINCT convo_id, epoch, welcome FROM welcomes",
+            "ALTER TABLE welcomes ADD COLUMN blob_id BIGINT",
+            """
+            UPDATE welcomes w SET blob_id = b.id FROM welcome_blobs b
+            WHERE b.convo_id = w.convo_id AND b.epoch = w.epoch AND b.welcome = w.welcome
+            """,
+            "ALTER TABLE welcomes ALTER COLUMN blob_id SET NOT NULL",
+            "ALTER TABLE welcomes DROP COLUMN welcome, DROP COLUMN epoch",
+            "CREATE INDEX welcomes_by_blob ON welcomes (blob_id)",
+            sendMessageFunction,
+        ]),
     ]
 
     /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space
@@ -173,8 +214,8 @@ enum PostgresSchema {
     ///    runs after the convo row lock, so a retry racing the first call waits for it and sees
     ///    its row (READ COMMITTED takes a new snapshot per statement);
     /// 3. bumps `last_seq` (and `epoch` for a commit), inserts the message, reads the roster with
-    ///    storage providers, and fans the `message` event out to every active member under
-    ///    `imprint_lock_event_recipients`.
+    ///    storage providers, stores the `message` event's payload once and gives every active
+    ///    member a row referencing it, under `imprint_lock_event_recipients`.
     /// The event payload is the wire JSON of `MessageEvent` (`p_sent_at_text` is the RFC 3339
     /// time the Swift side formats); the result row carries what the response needs.
     static let sendMessageFunction = """
@@ -191,7 +232,7 @@ enum PostgresSchema {
             v_new_epoch BIGINT;
             v_dids TEXT[];
             v_providers TEXT[];
-            v_payload TEXT;
+            v_payload_id BIGINT;
             v_first RECORD;
         BEGIN
             INSERT INTO token_replays AS t (key, expires_at) VALUES (p_replay_key, p_replay_expiry)
@@ -244,13 +285,15 @@ enum PostgresSchema {
             FROM members m LEFT JOIN storage_providers s ON s.did = m.did
             WHERE m.convo_id = p_convo AND m.active;
 
-            v_payload := json_build_object(
+            INSERT INTO event_payloads (convo_id, kind, payload, created_at)
+            VALUES (p_convo, 'message', json_build_object(
                 'convoId', p_convo, 'seq', v_seq, 'epoch', v_epoch, 'sender', p_sender,
                 'messageType', p_type, 'hash', p_hash, 'size', p_size, 'sentAt', p_sent_at_text,
-                'recordName', p_record_name)::TEXT;
+                'recordName', p_record_name)::TEXT, p_sent_at)
+            RETURNING id INTO v_payload_id;
             PERFORM imprint_lock_event_recipients(v_dids);
-            INSERT INTO events (recipient, convo_id, kind, payload, created_at)
-            SELECT u.r, p_convo, 'message', v_payload, p_sent_at
+            INSERT INTO events (recipient, payload_id)
+            SELECT u.r, v_payload_id
             FROM unnest(v_dids) WITH ORDINALITY AS u (r, n) ORDER BY u.n;
 
             RETURN QUERY SELECT 'ok'::TEXT, v_new_epoch, v_seq, v_dids, v_providers;

@@ -230,31 +230,31 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             let now = StoreTime.millis(change.now)
             let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
-            for did in change.dids {
-                try db.execute(
-                    cached: """
-                    INSERT INTO members (convo_id, did, joined_at, active) VALUES (?, ?, ?, 1)
-                    ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, has_left = 0, joined_at = excluded.joined_at
-                    """,
-                    arguments: [change.convoId, did, now])
-                try db.execute(
-                    cached: """
-                    INSERT INTO welcomes (convo_id, did, welcome, epoch) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (convo_id, did) DO UPDATE SET welcome = excluded.welcome, epoch = excluded.epoch
-                    """,
-                    arguments: [change.convoId, did, change.welcome, advance.epoch])
-            }
+            // The Welcome is stored once, however many members it adds.
+            try db.execute(cached: "INSERT INTO welcome_blobs (convo_id, epoch, welcome) VALUES (?, ?, ?)",
+                           arguments: [change.convoId, advance.epoch, change.welcome])
+            let welcome = db.lastInsertedRowID
             for did in change.dids {
                 // v1.3: a new member needs nothing before the commit that adds it.
-                try db.execute(cached: "UPDATE members SET processed_seq = ?, cursor_at = NULL WHERE convo_id = ? AND did = ?",
-                               arguments: [advance.seq, change.convoId, did])
+                try db.execute(
+                    cached: """
+                    INSERT INTO members (convo_id, did, joined_at, active, processed_seq) VALUES (?, ?, ?, 1, ?)
+                    ON CONFLICT (convo_id, did) DO UPDATE SET active = 1, has_left = 0, joined_at = excluded.joined_at,
+                        processed_seq = excluded.processed_seq, cursor_at = NULL
+                    """,
+                    arguments: [change.convoId, did, now, advance.seq])
+                let replaced = try Int64.fetchOne(
+                    try db.cachedStatement(sql: "SELECT blob_id FROM welcomes WHERE convo_id = ? AND did = ?"), arguments: [change.convoId, did])
+                try db.execute(
+                    cached: """
+                    INSERT INTO welcomes (convo_id, did, blob_id) VALUES (?, ?, ?)
+                    ON CONFLICT (convo_id, did) DO UPDATE SET blob_id = excluded.blob_id
+                    """,
+                    arguments: [change.convoId, did, welcome])
+                if let replaced { try Self.dropWelcomeBlobIfUnused(db, replaced) }
             }
             let members = try Self.activeMembers(db, convoId: change.convoId)
-            var events = [PendingEvent(payload: .message(MessageEvent(convoId: change.convoId, message: message)), recipients: members)]
-            for did in change.dids {
-                events.append(PendingEvent(payload: .membership(MembershipEvent(convoId: change.convoId, did: did, action: .added)), recipients: members))
-                events.append(PendingEvent(payload: .welcome(WelcomeEvent(convoId: change.convoId)), recipients: [did]))
-            }
+            let events = PendingEvent.addition(convoId: change.convoId, commit: message, added: change.dids, members: members)
             return (advance, try Self.append(db, events: events, now: now))
         }
         eventBell.ring(recipients: result.recipients)
@@ -278,7 +278,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             let message = Self.commitMessage(sender: change.caller, epoch: current.epoch, seq: advance.seq, commit: change.commit, now: change.now)
             try Self.advance(db, convoId: change.convoId, to: advance, message: message, commit: change.commit)
             try db.execute(cached: "UPDATE members SET active = 0, has_left = 0 WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
-            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
+            _ = try Self.deleteWelcome(db, convoId: change.convoId, did: change.did)
             try db.execute(cached: "DELETE FROM convo_admins WHERE convo_id = ? AND did = ?", arguments: [change.convoId, change.did])
             let members = try Self.activeMembers(db, convoId: change.convoId)
             return (advance, try Self.append(db, events: [
@@ -296,7 +296,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         let recipients = try await groupCommit.write { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: did)
             try db.execute(cached: "UPDATE members SET active = 0, has_left = 1 WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
-            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
+            _ = try Self.deleteWelcome(db, convoId: convoId, did: did)
             try db.execute(cached: "DELETE FROM convo_admins WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
             let members = try Self.activeMembers(db, convoId: convoId)
             return try Self.append(db, events: [
@@ -308,16 +308,36 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {
         try await pool.read { db in
-            try Row.fetchOne(try db.cachedStatement(sql: "SELECT welcome, epoch FROM welcomes WHERE convo_id = ? AND did = ?"), arguments: [convoId, did])
-                .map { GetWelcomeOutput(welcome: $0["welcome"], epoch: $0["epoch"]) }
+            try Row.fetchOne(
+                try db.cachedStatement(sql: """
+                    SELECT b.welcome, b.epoch FROM welcomes w JOIN welcome_blobs b ON b.id = w.blob_id
+                    WHERE w.convo_id = ? AND w.did = ?
+                    """),
+                arguments: [convoId, did]
+            ).map { GetWelcomeOutput(welcome: $0["welcome"], epoch: $0["epoch"]) }
         }
     }
 
     public func deleteWelcome(convoId: String, did: String) async throws {
         try await groupCommit.write { db in
-            try db.execute(cached: "DELETE FROM welcomes WHERE convo_id = ? AND did = ?", arguments: [convoId, did])
-            if db.changesCount == 0 { throw DeliveryError.noWelcome(convoId) }
+            guard try Self.deleteWelcome(db, convoId: convoId, did: did) else { throw DeliveryError.noWelcome(convoId) }
         }
+    }
+
+    /// Drops `did`'s reference to its Welcome in `convoId`, and the Welcome's bytes once no
+    /// member references them. False when there was none.
+    static func deleteWelcome(_ db: Database, convoId: String, did: String) throws -> Bool {
+        guard let blob = try Int64.fetchOne(
+            try db.cachedStatement(sql: "DELETE FROM welcomes WHERE convo_id = ? AND did = ? RETURNING blob_id"), arguments: [convoId, did])
+        else { return false }
+        try dropWelcomeBlobIfUnused(db, blob)
+        return true
+    }
+
+    static func dropWelcomeBlobIfUnused(_ db: Database, _ blob: Int64) throws {
+        try db.execute(
+            cached: "DELETE FROM welcome_blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM welcomes WHERE blob_id = ?)",
+            arguments: [blob, blob])
     }
 
     // MARK: Messages
@@ -435,19 +455,36 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// Inserts event rows; returns their recipients, the keys to ring once the write commits.
     static func append(_ db: Database, events: [PendingEvent], now: Int64) throws -> [String] {
         for event in events {
-            let payload = try event.encodedPayload()
+            try db.execute(
+                cached: "INSERT INTO event_payloads (convo_id, kind, payload, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [event.payload.convoId, event.kind, try event.encodedPayload(), now])
+            let payload = db.lastInsertedRowID
             for recipient in Set(event.recipients).sorted() {
-                try db.execute(
-                    cached: "INSERT INTO events (recipient, convo_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [recipient, event.payload.convoId, event.kind, payload, now])
+                try db.execute(cached: "INSERT INTO events (recipient, payload_id) VALUES (?, ?)", arguments: [recipient, payload])
             }
         }
         return PendingEvent.recipients(of: events)
     }
 
+    public func purgeEvents(before cutoff: Date, limit: Int) async throws -> Int {
+        try await groupCommit.write { db in
+            let ids = try Int64.fetchAll(
+                try db.cachedStatement(sql: "SELECT id FROM event_payloads WHERE created_at < ? ORDER BY created_at LIMIT ?"),
+                arguments: [StoreTime.millis(cutoff), limit])
+            for id in ids {
+                try db.execute(cached: "DELETE FROM events WHERE payload_id = ?", arguments: [id])
+                try db.execute(cached: "DELETE FROM event_payloads WHERE id = ?", arguments: [id])
+            }
+            return ids.count
+        }
+    }
+
     public func events(recipient: String, after: Int64, limit: Int) async throws -> [ConvoEvent] {
         try await pool.read { db in
-            try Row.fetchAll(try db.cachedStatement(sql: "SELECT id, kind, payload FROM events WHERE recipient = ? AND id > ? ORDER BY id LIMIT ?"),
+            try Row.fetchAll(try db.cachedStatement(sql: """
+                SELECT e.id, p.kind, p.payload FROM events e JOIN event_payloads p ON p.id = e.payload_id
+                WHERE e.recipient = ? AND e.id > ? ORDER BY e.id LIMIT ?
+                """),
                 arguments: [recipient, after, limit]
             ).map { row in
                 let payload: String = row["payload"]

@@ -88,5 +88,42 @@ enum SQLiteSchema {
         CREATE INDEX messages_checkpoints ON messages (convo_id, seq) WHERE checkpoint = 1;
         ALTER TABLE convos ADD COLUMN compacted_before INTEGER NOT NULL DEFAULT 0;
         """),
+        // Store once (`PendingEvent`): an event's payload is one `event_payloads` row that every
+        // recipient's `events` row references, and a Welcome is one `welcome_blobs` row that
+        // every member it adds references. Existing rows keep their ids (SSE cursors): each
+        // old event becomes a payload of its own, identical old Welcomes one blob.
+        (5, """
+        CREATE TABLE event_payloads (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            convo_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        INSERT INTO event_payloads (id, convo_id, kind, payload, created_at)
+            SELECT id, convo_id, kind, payload, created_at FROM events;
+        ALTER TABLE events ADD COLUMN payload_id INTEGER;
+        UPDATE events SET payload_id = id;
+        ALTER TABLE events DROP COLUMN convo_id;
+        ALTER TABLE events DROP COLUMN kind;
+        ALTER TABLE events DROP COLUMN payload;
+        ALTER TABLE events DROP COLUMN created_at;
+        CREATE INDEX events_by_payload ON events (payload_id);
+        CREATE INDEX event_payloads_by_time ON event_payloads (created_at);
+        CREATE TABLE welcome_blobs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            convo_id TEXT NOT NULL REFERENCES convos (id),
+            epoch INTEGER NOT NULL,
+            welcome BLOB NOT NULL
+        );
+        INSERT INTO welcome_blobs (convo_id, epoch, welcome) SELECT DISTINCT convo_id, epoch, welcome FROM welcomes;
+        ALTER TABLE welcomes ADD COLUMN blob_id INTEGER;
+        UPDATE welcomes SET blob_id = (
+            SELECT b.id FROM welcome_blobs b
+            WHERE b.convo_id = welcomes.convo_id AND b.epoch = welcomes.epoch AND b.welcome = welcomes.welcome);
+        ALTER TABLE welcomes DROP COLUMN welcome;
+        ALTER TABLE welcomes DROP COLUMN epoch;
+        CREATE INDEX welcomes_by_blob ON welcomes (blob_id);
+        """),
     ]
 }
