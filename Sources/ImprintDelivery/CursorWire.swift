@@ -38,11 +38,18 @@ public struct MemberCursorView: Codable, Hashable, Sendable {
     public var processedSeq: Int
     /// When the member last moved its cursor (nil: never since it joined).
     public var updatedAt: Date?
-    public init(did: String, processedSeq: Int, updatedAt: Date?) {
+    /// When the member was (last) added.
+    public var joinedAt: Date?
+    public init(did: String, processedSeq: Int, updatedAt: Date?, joinedAt: Date? = nil) {
         self.did = did
         self.processedSeq = processedSeq
         self.updatedAt = updatedAt
+        self.joinedAt = joinedAt
     }
+
+    /// The last sign of life the Delivery Service has of this member: its last acknowledgement,
+    /// else when it was added.
+    public var lastSeen: Date? { updatedAt ?? joinedAt }
 }
 
 /// v1.3 `getCursors` output: every active member's cursor, and where compaction stands.

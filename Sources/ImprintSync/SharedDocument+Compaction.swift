@@ -1,3 +1,4 @@
+import Foundation
 import ImprintDelivery
 import ImprintZones
 
@@ -12,6 +13,8 @@ public struct CompactionReport: Sendable, Hashable {
     /// Every active member's cursor, and the convo's compaction point: compaction waits for
     /// the member with the lowest cursor.
     public var cursors: GetCursorsOutput
+    /// Members renewed first because they were away too long (`renewMembers(awayFor:)`).
+    public var renewal = MemberRenewal()
 }
 
 extension SharedDocument {
@@ -29,9 +32,16 @@ extension SharedDocument {
     /// let report = try await doc.compact()
     /// print(report.zone?.deletedRecords ?? 0, "records deleted; point", report.cursors.compactableBefore ?? 0)
     /// ```
-    public func compact() async throws -> CompactionReport {
+    ///
+    /// With `renewingMembersAwayFor`, members who have shown no sign of life for that long
+    /// and hold compaction back are renewed first (`renewMembers(awayFor:)`): removed and
+    /// added again with a fresh Welcome, so compaction passes their old cursors and they are
+    /// never locked out.
+    public func compact(renewingMembersAwayFor window: Duration? = nil) async throws -> CompactionReport {
         try await exclusive {
             try ensureActive()
+            var renewal = MemberRenewal()
+            if let window { renewal = try await renewNow(awayFor: window, now: Date()) }
             try await finishOutbox()
             try await sendOwedSnapshot()
             try reloadBundleIfChanged()
@@ -39,7 +49,8 @@ extension SharedDocument {
             _ = try await pullNow()
             let zone = try await account.zones.compact(zoneId: zoneId)
             let cursors = try await account.delivery.getCursors(convoId: convoId)
-            return CompactionReport(snapshotSeq: seq, acknowledgedSeq: state.acknowledgedSeq, zone: zone, cursors: cursors)
+            return CompactionReport(snapshotSeq: seq, acknowledgedSeq: state.acknowledgedSeq, zone: zone, cursors: cursors,
+                                    renewal: renewal)
         }
     }
 }

@@ -21,31 +21,10 @@ extension SharedDocument {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw SyncError(.invalidArgument, "\(path) already exists; join into a new path")
         }
-        let welcomeBytes: Data
-        do {
-            welcomeBytes = try await account.delivery.getWelcome(convoId: convoId).welcome
-        } catch let error as DeliveryServiceError where error.status == 404 {
+        guard let welcomed = try await groupFromWelcome(convoId: convoId, account: account) else {
             throw SyncError(.noWelcome, "no Welcome for \(account.did) in convo \(convoId) (not invited yet, or already joined)")
         }
-        guard case let .welcome(welcome) = try MLSMessage(tlsBytes: Array(welcomeBytes)) else {
-            throw SyncError(.invalidPayload, "the Delivery Service's Welcome is not an MLS Welcome")
-        }
-        var found: (stored: StoredKeyPackage, reference: [UInt8])?
-        for secret in welcome.secrets {
-            if let stored = try account.storedKeyPackage(reference: secret.newMember) {
-                found = (stored, secret.newMember)
-                break
-            }
-        }
-        guard let found else {
-            throw SyncError(.noKeyPackage, "the Welcome is for none of this identity's key packages (was the home restored from a backup?)")
-        }
-        var group = try MLSGroup.join(welcome: welcome, keyPackage: found.stored.keyPackage,
-                                      privateKeys: found.stored.privateKeys(signatureKey: account.signaturePrivateKey))
-        guard Hex.encode(group.groupID) == convoId else {
-            throw SyncError(.invalidPayload, "the Welcome is for group \(Hex.encode(group.groupID)), not \(convoId)")
-        }
-        _ = try MemberCredential.roster(of: group)
+        var group = welcomed.group
         let joinedEpoch = group.epoch
 
         // Read the join epoch's messages, in memory, up to its snapshot.
@@ -106,7 +85,7 @@ extension SharedDocument {
         try await doc.saveGroup()
         try await doc.saveState()
         // Joined for good: the key package's private keys go (forward secrecy), and the Welcome.
-        try account.keyStore.deleteKeyPackagePrivateKey(reference: found.reference, for: account.identity.did)
+        try account.keyStore.deleteKeyPackagePrivateKey(reference: welcomed.reference, for: account.identity.did)
         try await account.delivery.confirmWelcome(convoId: convoId)
         try await doc.exclusive { _ = try await doc.pullNow() }
         try await account.topUpKeyPackages()
@@ -115,5 +94,39 @@ extension SharedDocument {
 
     func rememberAuthenticatorNow() {
         rememberAuthenticator()
+    }
+
+    /// The group the Welcome waiting for this identity in `convoId` starts, and the reference
+    /// of the key package it was made for; nil when no Welcome waits. Every leaf of the tree
+    /// it carries is checked (credential names a `did:key` whose key signs for it). Nothing
+    /// is consumed: the caller deletes the key package's private keys and confirms the
+    /// Welcome once the membership is saved.
+    static func groupFromWelcome(convoId: String, account: SyncAccount) async throws -> (group: MLSGroup, reference: [UInt8])? {
+        let welcomeBytes: Data
+        do {
+            welcomeBytes = try await account.delivery.getWelcome(convoId: convoId).welcome
+        } catch let error as DeliveryServiceError where error.status == 404 {
+            return nil
+        }
+        guard case let .welcome(welcome) = try MLSMessage(tlsBytes: Array(welcomeBytes)) else {
+            throw SyncError(.invalidPayload, "the Delivery Service's Welcome is not an MLS Welcome")
+        }
+        var found: (stored: StoredKeyPackage, reference: [UInt8])?
+        for secret in welcome.secrets {
+            if let stored = try account.storedKeyPackage(reference: secret.newMember) {
+                found = (stored, secret.newMember)
+                break
+            }
+        }
+        guard let found else {
+            throw SyncError(.noKeyPackage, "the Welcome is for none of this identity's key packages (was the home restored from a backup?)")
+        }
+        let group = try MLSGroup.join(welcome: welcome, keyPackage: found.stored.keyPackage,
+                                      privateKeys: found.stored.privateKeys(signatureKey: account.signaturePrivateKey))
+        guard Hex.encode(group.groupID) == convoId else {
+            throw SyncError(.invalidPayload, "the Welcome is for group \(Hex.encode(group.groupID)), not \(convoId)")
+        }
+        _ = try MemberCredential.roster(of: group)
+        return (group, found.reference)
     }
 }

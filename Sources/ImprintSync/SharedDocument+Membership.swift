@@ -39,29 +39,47 @@ extension SharedDocument {
         var seen = Set<String>()
         let newDIDs = dids.filter { !current.contains($0) && seen.insert($0).inserted }
         guard !newDIDs.isEmpty else { return [] }
-        let fetched = try await account.delivery.getKeyPackages(dids: newDIDs, cipherSuite: Int(SyncAccount.suite.rawValue))
+        let fetched = try await keyPackages(for: newDIDs)
         guard fetched.missing.isEmpty else {
             throw SyncError(.noKeyPackage, "no key package on the Delivery Service for \(fetched.missing.joined(separator: ", ")) (they must run `imprint identity create` with this server)")
         }
+        try await addNow(newDIDs, keyPackages: fetched.keyPackages)
+        return newDIDs
+    }
+
+    /// One key package per DID from the Delivery Service (each handed out once), each checked
+    /// to belong to its DID (credential and `did:key`); `missing`: DIDs with none left.
+    func keyPackages(for dids: [String]) async throws -> (keyPackages: [KeyPackage], missing: [String]) {
+        let fetched = try await account.delivery.getKeyPackages(dids: dids, cipherSuite: Int(SyncAccount.suite.rawValue))
         let now = UInt64(Date().timeIntervalSince1970)
         var keyPackages: [KeyPackage] = []
-        for did in newDIDs {
+        var missing: [String] = []
+        for did in dids {
+            if fetched.missing.contains(did) {
+                missing.append(did)
+                continue
+            }
             guard let ref = fetched.keyPackages.first(where: { $0.did == did }) else {
                 throw SyncError(.credentialMismatch, "the Delivery Service returned no usable key package for \(did)")
             }
             let keyPackage = try KeyPackage(published: Array(ref.keyPackage), cipherSuite: SyncAccount.suite)
             keyPackages.append(try MemberCredential.check(keyPackage, for: did, suite: SyncAccount.suite, now: now))
         }
+        return (keyPackages, missing)
+    }
+
+    /// Adds `dids` (with their checked `keyPackages`, in the same order) in one commit, then
+    /// sends the snapshot they start from.
+    func addNow(_ dids: [String], keyPackages: [KeyPackage]) async throws {
         try await commit(addsMembers: true, proposals: { group in
             keyPackages.map { Proposal.add($0) } + (try await self.departedRemovals(group))
         }, send: { commit, welcome, epoch in
             guard let welcome else { throw SyncError(.invalidArgument, "the Add commit made no Welcome") }
             return try await self.account.delivery.addMembers(AddMembersInput(
-                convoId: self.convoId, epoch: epoch, dids: newDIDs, commit: Data(commit),
+                convoId: self.convoId, epoch: epoch, dids: dids, commit: Data(commit),
                 welcome: Data(MLSMessage.welcome(welcome).tlsBytes))).seq
         })
         try await sendSnapshot()
-        return newDIDs
     }
 
     // MARK: Removing and leaving

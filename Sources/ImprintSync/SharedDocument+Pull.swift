@@ -38,8 +38,14 @@ extension SharedDocument {
     }
 
     func pullNow() async throws -> PullReport {
-        try ensureActive()
+        if state.endedReason != nil, try await rejoinIfWelcomed() == false { try ensureActive() }
         do {
+            return try await pullPages()
+        } catch let error as SyncError where error.code == .removed {
+            // Removed, and maybe added again at once (`renewMembers`): a new membership in
+            // this bundle, then the pull goes on in it.
+            try? flushReceived()
+            guard try await rejoinIfWelcomed() else { throw error }
             return try await pullPages()
         } catch {
             // What was decrypted before the failure is valid: made durable, then its keys.
@@ -63,6 +69,12 @@ extension SharedDocument {
             } catch let error as DeliveryServiceError where error.status == 403 {
                 try endMembership("the Delivery Service no longer lists \(did) as a member (\(error.body.message))")
                 throw SyncError(.removed, "\(did) is no longer a member of convo \(convoId)")
+            }
+            if let first = page.messages.first, first.seq > Int(since) + 1, since == cursor.seq {
+                // Messages right after this member's cursor were compacted away: only a member
+                // that had left the group can be behind the compaction point.
+                try endMembership("messages \(since + 1)–\(first.seq - 1) of convo \(convoId) were compacted while \(did) was not a member")
+                throw SyncError(.removed, "\(did) was removed from convo \(convoId) while away")
             }
             for message in try Self.checked(page, after: Int(since)) {
                 since = UInt64(message.seq)

@@ -101,8 +101,18 @@ public actor SharedDocument {
         guard let link = try link(ofBundleAt: path) else {
             throw SyncError(.notShared, "\(path) is not shared (imprint share)")
         }
-        guard var state = try SyncState.load(home: account.home.path, convoId: link.convoId),
-              let record = try account.keyStore.groupState(convo: link.convoId, for: account.identity.did) else {
+        guard var state = try SyncState.load(home: account.home.path, convoId: link.convoId) else {
+            throw SyncError(.notShared, "\(path) is shared through convo \(link.convoId), but this identity (\(account.did)) is not a member of it here")
+        }
+        let record = try account.keyStore.groupState(convo: link.convoId, for: account.identity.did)
+        // A membership that ended (its group state is gone) starts again from a waiting
+        // Welcome in the same bundle (`rejoin`); otherwise this identity is not a member.
+        var welcomed: (group: MLSGroup, reference: [UInt8])?
+        if record == nil, state.endedReason != nil {
+            welcomed = try await groupFromWelcome(convoId: link.convoId, account: account)
+        }
+        guard record != nil || welcomed != nil else {
+            if let reason = state.endedReason { throw SyncError(.removed, reason) }
             throw SyncError(.notShared, "\(path) is shared through convo \(link.convoId), but this identity (\(account.did)) is not a member of it here")
         }
         let bundle = try DocumentBundle.open(at: path, device: device)
@@ -110,8 +120,11 @@ public actor SharedDocument {
             state.bundlePath = bundle.store.layout.root
             try state.save(home: account.home.path)
         }
-        let group = try MLSGroup(serializedState: record.state)
-        let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: record.cursor, state: state)
+        let group = try welcomed?.group ?? MLSGroup(serializedState: record!.state)
+        let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: record?.cursor ?? .start, state: state)
+        if let welcomed {
+            try await doc.exclusive { try await doc.rejoin(welcomed) }
+        }
         try await doc.exclusive { try await doc.finishOutbox() }
         return doc
     }

@@ -96,6 +96,69 @@ extension SyncSuites {
         }
     }
 
+    /// A member away longer than the window holds compaction back until an admin renews it
+    /// (removed and added again with a fresh Welcome); compaction then moves past its old
+    /// cursor, and when it comes back its client starts the new membership in the same bundle
+    /// and pushes the edit it made while away. Once through the stale object's `pull`, once
+    /// through `open` after the old membership had ended.
+    @Test(arguments: StoreKind.available)
+    func aMemberAwayTooLongIsRenewedAndLosesNoEdit(kind: StoreKind) async throws {
+        let seed = testSeed("CompactionTests.renewal.\(kind)", fallback: 0x2E_4E_A1)
+        var rng = SplitMix64(seed: seed)
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            let carol = try await server.person("carol"), dave = try await server.person("dave")
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did, carol.did, dave.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+            let carolDoc = try await carol.join(aliceDoc.convoId)
+            let daveDoc = try await dave.join(aliceDoc.convoId)
+            // Carol and Dave go away, each with an edit never pushed.
+            try carol.edit { try $0.insert("carol-away ", at: 0) }
+            try dave.edit { try $0.insert("dave-away ", at: 0) }
+            var markers = ["carol-away", "dave-away"]
+            for _ in 0..<6 {
+                let marker = "m\(UInt32.random(in: 0...UInt32.max, using: &rng))"
+                markers.append(marker)
+                try alice.edit { try $0.insert(" \(marker)", at: 0) }
+                try await aliceDoc.push()
+                _ = try await bobDoc.pull()
+            }
+            let held = try await aliceDoc.compact()
+            #expect((held.zone?.compactedBefore ?? 0) < held.snapshotSeq, "Carol and Dave hold the point; seed \(seed)")
+
+            // Dave is removed by hand and his client sees it (its membership ends); he is
+            // invited again later and a fresh open starts the new membership in his bundle.
+            try await aliceDoc.remove(dave.did)
+            await #expect(throws: SyncError.self) { try await daveDoc.pull() }
+            await #expect(throws: SyncError.self) { try await dave.open() }
+
+            // Away "too long": a zero window renews everyone behind Alice (Bob is not).
+            _ = try await bobDoc.pull()
+            let renewal = try await aliceDoc.renewMembers(awayFor: .zero)
+            #expect(renewal.renewed == [carol.did] && renewal.withoutKeyPackage.isEmpty, "\(renewal); seed \(seed)")
+            _ = try await bobDoc.pull()
+            let moved = try await aliceDoc.compact()
+            #expect(moved.zone?.compactedBefore == held.snapshotSeq, "compaction passed the renewed member's old cursor; seed \(seed)")
+
+            // Carol's open object notices at its next pull; her away edit goes out.
+            _ = try await carolDoc.pull()
+            try await carolDoc.push()
+            try await aliceDoc.invite([dave.did])
+            let daveAgain = try await dave.open()
+            try await daveAgain.push()
+
+            for doc in [aliceDoc, bobDoc, carolDoc, daveAgain] { _ = try await doc.pull() }
+            let text = try alice.text()
+            for person in [bob, carol, dave] { #expect(try person.text() == text, "\(person.name); seed \(seed)") }
+            for marker in markers { #expect(text.contains(marker), "\(marker) lost; seed \(seed)") }
+            // Both renewed members are ordinary members again.
+            let members = try await aliceDoc.members().members.map(\.did)
+            #expect(Set(members) == [alice.did, bob.did, carol.did, dave.did])
+        }
+    }
+
     /// Change sets big enough to be stored as asset files (over the 48 KiB inline limit) and
     /// small ones inline in the database: after compaction their blob files are gone and the
     /// SQLite file is smaller (its free pages given back).

@@ -34,10 +34,10 @@ extension PostgresDeliveryStore {
         try await client.withConnection { connection in
             _ = try await self.lockMemberConvo(connection, convoId: convoId, caller: caller, forUpdate: false)
             var cursors: [MemberCursorView] = []
-            for try await (did, seq, at) in try await connection.query(
-                "SELECT did, processed_seq, cursor_at FROM members WHERE convo_id = \(convoId) AND active ORDER BY did", logger: self.logger
-            ).decode((String, Int, Int64?).self) {
-                cursors.append(MemberCursorView(did: did, processedSeq: seq, updatedAt: at.map(StoreTime.date)))
+            for try await (did, seq, at, joined) in try await connection.query(
+                "SELECT did, processed_seq, cursor_at, joined_at FROM members WHERE convo_id = \(convoId) AND active ORDER BY did", logger: self.logger
+            ).decode((String, Int, Int64?, Int64).self) {
+                cursors.append(MemberCursorView(did: did, processedSeq: seq, updatedAt: at.map(StoreTime.date), joinedAt: StoreTime.date(joined)))
             }
             return GetCursorsOutput(
                 cursors: cursors, compactableBefore: try await self.compactionPoint(connection, convoId: convoId),

@@ -32,10 +32,12 @@ extension SQLiteDeliveryStore {
         try await pool.read { db in
             _ = try Self.lockMemberConvo(db, convoId: convoId, caller: caller)
             let cursors = try Row.fetchAll(
-                try db.cachedStatement(sql: "SELECT did, processed_seq, cursor_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY did"),
+                try db.cachedStatement(sql: "SELECT did, processed_seq, cursor_at, joined_at FROM members WHERE convo_id = ? AND active = 1 ORDER BY did"),
                 arguments: [convoId]
             ).map { row in
-                MemberCursorView(did: row["did"], processedSeq: row["processed_seq"], updatedAt: (row["cursor_at"] as Int64?).map(StoreTime.date))
+                MemberCursorView(
+                    did: row["did"], processedSeq: row["processed_seq"], updatedAt: (row["cursor_at"] as Int64?).map(StoreTime.date),
+                    joinedAt: StoreTime.date(row["joined_at"]))
             }
             return GetCursorsOutput(
                 cursors: cursors, compactableBefore: try Self.compactionPoint(db, convoId: convoId),
