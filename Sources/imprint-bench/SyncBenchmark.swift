@@ -21,19 +21,23 @@ import ImprintSync
 /// - `sustained`: `--members` members each push a small change set every `--interval-ms`
 ///   for `--seconds`, pulling as announced; at the end every member holds every edit; CPU per
 ///   change set (client process and server process) and bytes stored per change set.
+/// - `compaction`: zone bytes after `--changes` change sets with and without epoch-tied
+///   compaction, beside the document's full-history save (`SyncBenchmark+Compaction.swift`).
 struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Encrypted co-editing over loopback: edit-to-visible latency, join time, sustained typing.")
 
-    enum Mode: String, ExpressibleByArgument, CaseIterable { case latency, join, sustained }
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case latency, join, sustained, compaction }
 
-    @Argument(help: "latency | join | sustained") var mode: Mode
+    @Argument(help: "latency | join | sustained | compaction") var mode: Mode
     @Option(help: "latency: edits measured.") var edits = 1000
     @Option(help: "join: the trace whose history the document holds.") var trace: String?
     @Option(help: "sustained: members typing.") var members = 3
     @Option(help: "sustained: milliseconds between one member's pushes.") var intervalMs = 50
     @Option(help: "sustained: seconds of typing.") var seconds = 60
+    @Option(help: "compaction: change sets pushed into each document.") var changes = 10_000
+    @Option(help: "compaction: change sets between two compactions.") var snapshotEvery = 1_000
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
@@ -52,6 +56,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         case .join: fields = try await join(directory: directory, serverURL: process.url)
         case .sustained: fields = try await sustained(directory: directory, serverURL: process.url, serverPID: process.pid,
                                                       serverData: directory + "/server")
+        case .compaction: fields = try await compaction(directory: directory, serverURL: process.url, serverData: directory + "/server")
         }
         let all = [("mode", "\"\(mode.rawValue)\"")] + fields + [("load_avg_1m", Clock.format(SystemLoad.oneMinute()))]
         if json {
