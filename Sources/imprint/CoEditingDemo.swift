@@ -6,13 +6,15 @@ import ImprintServer
 import ImprintStore
 import ImprintSync
 import ImprintZoneService
+import ImprintZones
 import Logging
 import ServiceLifecycle
 
 /// The co-editing part of `imprint demo`: a Delivery Service and zone service started in
 /// this process on loopback (SQLite and asset files in a temporary directory), three people
 /// with homes of their own sharing one document end-to-end encrypted, one of them offline for
-/// a while, a figure shared, a caret seen, then a removal; and a look at what the server stored.
+/// a while, a figure shared, a caret seen, then a removal, compaction; and a look at what the
+/// server stored.
 enum CoEditingDemo {
     static func run(_ report: DemoReport) throws {
         report.say("Co-editing: three people, one server that reads nothing, a removal", heading: true)
@@ -139,6 +141,28 @@ enum CoEditingDemo {
         let cutOff = refused && !cyText.contains("moved on") && benText.contains("moved on")
         if cutOff { report.say("cy removed:               ben reads the next edit; cy is refused and its copy stops at the removal") }
         try report.check("removed member cut off", cutOff, "after the removal commit, ben reads the next edit; cy is refused (\(refused)) and reads nothing new")
+
+        // Compaction: once Ada and Ben have read a snapshot, the zone drops the change sets
+        // before it (Cy, removed, holds nothing back); the history lives on in the snapshot.
+        report.progress("compaction")
+        func zoneRecords() async throws -> Int {
+            guard let zones = ada.account.zones as? HTTPZoneStore else { return -1 }
+            return try await zones.usage().zones.first { $0.zoneId == "doc_" + adaDoc.convoId }?.records ?? -1
+        }
+        let recordsBefore = try await zoneRecords()
+        _ = try await adaDoc.compact()
+        try await benDoc.pull()
+        let compaction = try await adaDoc.compact()
+        try await benDoc.pull()
+        let recordsAfter = try await zoneRecords()
+        let adaFinal = try await adaDoc.text(), benFinal = try await benDoc.text()
+        let intact = adaFinal == benFinal && benFinal.contains("Cy (offline)")
+        let compacted = (compaction.zone?.deletedRecords ?? 0) > 0 && recordsAfter < recordsBefore && intact
+        if compacted {
+            report.say("compaction:               the zone went from \(recordsBefore) to \(recordsAfter) records; both copies keep every edit")
+        }
+        try report.check("compaction frees the zone", compacted,
+                         "ada and ben acknowledged a snapshot; the server deleted \(compaction.zone?.deletedRecords ?? 0) change and commit records below it (\(recordsBefore) → \(recordsAfter) records), and the text is intact")
 
         // What the server holds: search every byte it stored for the document's words.
         let needle = Array("ship the encrypted editor".utf8)  // in the text and in the figure

@@ -29,7 +29,7 @@ extension SyncSuites {
         let names = steps.compactMap { $0["name"] as? String }
         #expect(names == ["replicas converge", "history and undo", "conflict copy merged", "settled copy removed", "machines agree",
                           "server started", "shared, invited, joined", "concurrent edits merge", "a figure travels encrypted",
-                          "presence reaches the others", "removed member cut off",
+                          "presence reaches the others", "removed member cut off", "compaction frees the zone",
                           "no plaintext on the server", "snapshot exported", "wrong password refused", "comment comes home anchored"])
         for step in steps {
             #expect(step["ok"] as? Bool == true && (step["ms"] as? Double ?? -1) >= 0 && !(step["detail"] as? String ?? "").isEmpty, "\(step)")
