@@ -48,9 +48,16 @@ extension SharedDocument {
     }
 
     /// One key package per DID from the Delivery Service (each handed out once), each checked
-    /// to belong to its DID (credential and `did:key`); `missing`: DIDs with none left.
+    /// to belong to its DID (credential and `did:key`); `missing`: DIDs with none left. Asked
+    /// for in requests of `keyPackageRequestDIDs` DIDs (the service's limit per request).
     func keyPackages(for dids: [String]) async throws -> (keyPackages: [KeyPackage], missing: [String]) {
-        let fetched = try await account.delivery.getKeyPackages(dids: dids, cipherSuite: Int(SyncAccount.suite.rawValue))
+        var fetched = GetKeyPackagesOutput(keyPackages: [], missing: [])
+        for start in stride(from: 0, to: dids.count, by: Self.keyPackageRequestDIDs) {
+            let part = try await account.delivery.getKeyPackages(
+                dids: Array(dids[start..<min(start + Self.keyPackageRequestDIDs, dids.count)]), cipherSuite: Int(SyncAccount.suite.rawValue))
+            fetched.keyPackages += part.keyPackages
+            fetched.missing += part.missing
+        }
         let now = UInt64(Date().timeIntervalSince1970)
         var keyPackages: [KeyPackage] = []
         var missing: [String] = []
@@ -81,6 +88,9 @@ extension SharedDocument {
         })
         try await sendSnapshot()
     }
+
+    /// DIDs per `getKeyPackages` request: the Delivery Service's limit.
+    static let keyPackageRequestDIDs = 50
 
     // MARK: Removing and leaving
 

@@ -1,0 +1,96 @@
+import Foundation
+import ImprintServerTestSupport
+import ImprintSync
+import ImprintTestSupport
+import Testing
+
+/// A group past CloudKit's 100 participants on a real server: one commit adds 149 members,
+/// members write, some leave and others join during the run, and every member still in the
+/// group ends with the same text holding every edit. In CI `IMPRINT_LARGE_GROUP_WRITERS`
+/// members write (default 12); a wide run sets it to the group size (every member writes).
+extension SyncSuites {
+@Suite struct LargeGroupTests {
+    static let members = ProcessInfo.processInfo.environment["IMPRINT_LARGE_GROUP_MEMBERS"].flatMap(Int.init) ?? 150
+    static let writers = ProcessInfo.processInfo.environment["IMPRINT_LARGE_GROUP_WRITERS"].flatMap(Int.init) ?? 12
+
+    /// Runs `body` over `items`, at most `width` at a time, in order of completion.
+    static func forEach<T: Sendable, R: Sendable>(_ items: [T], width: Int = 6, _ body: @escaping @Sendable (T) async throws -> R) async throws -> [R] {
+        try await withThrowingTaskGroup(of: R.self) { group in
+            var results: [R] = []
+            var next = 0
+            for _ in 0..<min(width, items.count) {
+                let item = items[next]
+                group.addTask { try await body(item) }
+                next += 1
+            }
+            while let result = try await group.next() {
+                results.append(result)
+                if next < items.count {
+                    let item = items[next]
+                    group.addTask { try await body(item) }
+                    next += 1
+                }
+            }
+            return results
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func oneHundredFiftyMembersConvergeWhileSomeLeaveAndOthersJoin(kind: StoreKind) async throws {
+        let seed = testSeed("LargeGroupTests.\(kind)", fallback: 0x150_150)
+        var rng = SplitMix64(seed: seed)
+        try await SyncTestServer.with(kind) { server in
+            let people = try await Self.forEach(Array(0..<Self.members)) { index in
+                try await server.person(String(format: "p%03d", index))
+            }.sorted { $0.name < $1.name }
+            let owner = people[0]
+            try owner.createBundle(text: "Roster.")
+            let ownerDoc = try await owner.share()
+            let added = try await ownerDoc.invite(people.dropFirst().map(\.did))
+            #expect(added.count == Self.members - 1, "one commit adds everyone; seed \(seed)")
+            let joined = try await Self.forEach(Array(people.dropFirst())) { person in
+                (person.name, try await person.join(ownerDoc.convoId))
+            }
+            var docs = Dictionary(uniqueKeysWithValues: joined)
+            docs[owner.name] = ownerDoc
+            #expect(try await ownerDoc.members().members.count == Self.members)
+
+            // Writers, chosen by the seed, each add a marker and push it.
+            let writers = [owner] + Array(people.dropFirst().shuffled(using: &rng).prefix(max(0, Self.writers - 1)))
+            var markers: [String] = []
+            for writer in writers {
+                let marker = "\(writer.name)-\(UInt32.random(in: 0...UInt32.max, using: &rng))"
+                markers.append(marker)
+                try writer.edit { try $0.insert(" \(marker)", at: 0) }
+            }
+            let writerDocs = writers.map { docs[$0.name]! }
+            _ = try await Self.forEach(writerDocs) { doc in try await doc.push() }
+
+            // Three members who did not write leave; two newcomers are invited.
+            let leavers = Array(people.dropFirst().filter { person in !writers.contains { $0.name == person.name } }
+                .shuffled(using: &rng).prefix(3))
+            for leaver in leavers { try await docs[leaver.name]!.leave() }
+            let newcomers = [try await server.person("late-1"), try await server.person("late-2")]
+            try await ownerDoc.invite(newcomers.map(\.did))
+            for newcomer in newcomers { docs[newcomer.name] = try await newcomer.join(ownerDoc.convoId) }
+            let lateMarker = "late-\(UInt32.random(in: 0...UInt32.max, using: &rng))"
+            markers.append(lateMarker)
+            try newcomers[0].edit { try $0.insert(" \(lateMarker)", at: 0) }
+            try await docs[newcomers[0].name]!.push()
+
+            // Everyone still in the group catches up and holds the same text with every edit.
+            let stayers = (people + newcomers).filter { person in !leavers.contains { $0.name == person.name } }
+            let stayerDocs = stayers.map { docs[$0.name]! }
+            _ = try await Self.forEach(stayerDocs) { doc in try await doc.pull() }
+            _ = try await ownerDoc.pull()
+            let text = try owner.text()
+            for marker in markers { #expect(text.contains(marker), "\(marker) lost; seed \(seed)") }
+            let texts = try await Self.forEach(stayers) { person in (person.name, try person.text()) }
+            let differing = texts.filter { $0.1 != text }.map(\.0)
+            #expect(differing.isEmpty, "\(differing.count) members differ from the owner (\(differing.prefix(5))); seed \(seed)")
+            let roster = try await ownerDoc.members().members.map(\.did)
+            #expect(Set(roster) == Set(stayers.map(\.did)), "the group is exactly who stayed; seed \(seed)")
+        }
+    }
+}
+}
