@@ -75,9 +75,10 @@ extension SharedDocument {
             metadata.extra[Self.metadataKey] = .object(["convoId": .string(convoId), "server": .string(account.serverURL)])
         }
         let shared = try document.heads(of: (snapshot.heads + staged.map(\.hash)).filter { document.contains($0) })
-        let state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
+        var state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
                               bundlePath: bundle.store.layout.root, sharedHeads: shared.map(\.hex), joinedEpoch: joinedEpoch,
                               admins: snapshot.admins)
+        state.mailboxThreshold = snapshot.mailboxThreshold
         let doc = SharedDocument(account: account, bundle: bundle, group: group,
                                  cursor: ProcessedCursor(epoch: group.epoch, seq: UInt64(lastSeq)), state: state)
         await doc.rememberAuthenticatorNow()

@@ -57,6 +57,7 @@ extension SharedDocument {
     private func pullPages() async throws -> PullReport {
         var report = PullReport()
         try await finishOutbox()
+        try await ensureInbox()
         try await sendOwedSnapshot()
         let before = bundle.document.currentHeads
         try reloadBundleIfChanged()
@@ -109,6 +110,8 @@ extension SharedDocument {
         }
         state.lastPull = Date()
         try saveState()  // flushes anything received first
+        try await clearReadInbox()
+        try await ensureInbox()  // the commits just processed may have taken the group past the threshold
         report.changes = bundle.document.changes(since: before).count
         report.gaps = state.gaps.map(\.seq)
         report.epoch = group.epoch
@@ -201,7 +204,7 @@ extension SharedDocument {
     /// Fetches, decrypts and applies one application message. Returns false when its records
     /// are not (all) in the zone yet.
     func processApplication(_ message: MessageView, report: inout PullReport) async throws -> Bool {
-        guard let ciphertext = try await fetchPayload(seq: message.seq, hash: message.hash) else { return false }
+        guard let ciphertext = try await receivePayload(seq: message.seq, hash: message.hash) else { return false }
         let mls: MLSMessage
         do {
             mls = try MLSMessage(tlsBytes: ciphertext)
@@ -281,7 +284,10 @@ extension SharedDocument {
         let lacking = bundle.document.changes(since: content.heads.filter { bundle.document.contains($0) }).map(\.hash)
         let resend = lacking.filter { alreadySent.contains($0) }.map(\.hex)
         if !resend.isEmpty { state.resend = Array(Set(state.resend).union(resend)).sorted() }
-        if state.admins.isEmpty || state.admins.contains(author) { state.admins = content.admins }
+        if state.admins.isEmpty || state.admins.contains(author) {
+            state.admins = content.admins
+            state.mailboxThreshold = content.mailboxThreshold
+        }
         remember(received: content.heads)
     }
 
@@ -305,8 +311,10 @@ extension SharedDocument {
         return try await Self.fetchPayload(seq: seq, convoId: convoId, account: account)
     }
 
-    static func fetchPayload(seq: Int, convoId: String, account: SyncAccount) async throws -> [UInt8]? {
-        let base = recordBase(convoId: convoId, seq: seq), zoneId = "doc_\(convoId)"
+    /// The whole ciphertext of message `seq` from the chunk records of `zoneId` (default: the
+    /// document's shared zone), or nil if they are not all there.
+    static func fetchPayload(seq: Int, convoId: String, account: SyncAccount, zoneId: String? = nil) async throws -> [UInt8]? {
+        let base = recordBase(convoId: convoId, seq: seq), zoneId = zoneId ?? "doc_\(convoId)"
         let first: ZoneRecord
         do {
             first = try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: 0))

@@ -78,6 +78,7 @@ extension SharedDocument {
                 continue // dropped by deliver; its changes go out again at the next push
             }
         }
+        try await deliverInboxCopies()
     }
 
     /// `sendMessage` (idempotent: the message's id keeps its seq across retries, so nothing
@@ -85,15 +86,16 @@ extension SharedDocument {
     /// A message of an epoch that has ended is dropped (its changes are still unsent and go
     /// out in the new epoch).
     func deliver(_ message: OutboxMessage) async throws -> Int {
-        let seq: Int
+        let sent: SendMessageOutput
         do {
-            seq = try await account.delivery.sendMessage(SendMessageInput(
+            sent = try await account.delivery.sendMessage(SendMessageInput(
                 convoId: convoId, epoch: Int(message.epoch), messageType: .app, hash: message.hash, size: message.ciphertext.count,
-                clientMessageId: message.clientMessageId)).seq
+                clientMessageId: message.clientMessageId))
         } catch let error as DeliveryServiceError where error.name == "EpochMismatch" {
             message.remove(home: home)
             throw error
         }
+        let seq = sent.seq
         state.lastSentSeq = max(state.lastSentSeq, seq)
         let base = Self.recordBase(convoId: convoId, seq: seq)
         let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(message.epoch), seq: Int64(seq))
@@ -111,6 +113,8 @@ extension SharedDocument {
         let delivered = message.heads.compactMap(ChangeHash.init(hex:)) + state.sharedHeads.compactMap(ChangeHash.init(hex:))
         state.sharedHeads = try bundle.document.heads(of: delivered.filter { bundle.document.contains($0) }).map(\.hex)
         try saveState()
+        try await queueInboxCopies(seq: seq, epoch: message.epoch, hash: message.hash, recipients: sent.recipients.map(\.did),
+                                   ciphertext: message.ciphertext)
         message.remove(home: home)
         return seq
     }
@@ -137,7 +141,7 @@ extension SharedDocument {
     func sendSnapshot() async throws -> Int {
         let heads = bundle.document.currentHeads
         let content = SnapshotContent(documentID: bundle.metadata.documentID, admins: state.admins, heads: heads,
-                                      document: bundle.document.save())
+                                      document: bundle.document.save(), mailboxThreshold: state.mailboxThreshold)
         let (seq, _) = try await send(SyncPayload(kind: .snapshot, body: content.encoded), heads: heads)
         // The asset keys follow the snapshot: a member who joined in this epoch can read no older message.
         try await sendKnownAssets()

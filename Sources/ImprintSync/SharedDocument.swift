@@ -60,6 +60,8 @@ public actor SharedDocument {
     /// The newest presence update delivered per member, and how many were dropped.
     var presenceSeen: [String: Date] = [:]
     var presenceDropped = 0
+    /// Seqs this pull read from this member's inbox (deleted there at its end).
+    var inboxRead: [Int] = []
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account
@@ -134,8 +136,11 @@ public actor SharedDocument {
     /// Makes the document in the bundle at `path` collaborative: a new MLS group (its id is the
     /// convo id), the Delivery Service convo (no title: the title is content), the shared zone
     /// `doc_<convoId>` and the first encrypted snapshot. `account`'s identity is the first
-    /// member and the first admin. Throws ``SyncError/Code/alreadyShared``.
-    public static func share(bundleAt path: String, device: DeviceID, account: SyncAccount) async throws -> SharedDocument {
+    /// member and the first admin. With `mailboxThreshold`, once the group has more members
+    /// than that, every message also goes to each recipient's inbox zone (`MailboxPolicy`).
+    /// Throws ``SyncError/Code/alreadyShared``.
+    public static func share(bundleAt path: String, device: DeviceID, account: SyncAccount,
+                             mailboxThreshold: Int? = nil) async throws -> SharedDocument {
         let bundle = try DocumentBundle.open(at: path, device: device)
         if let link = try link(ofBundleAt: path) {
             throw SyncError(.alreadyShared, "\(path) is already shared through convo \(link.convoId) on \(link.server)")
@@ -148,8 +153,9 @@ public actor SharedDocument {
                                         signaturePrivateKey: account.signaturePrivateKey)
         _ = try await account.delivery.createConvo(CreateConvoInput(convoId: convoId, cipherSuite: Int(SyncAccount.suite.rawValue)))
         _ = try await account.zones.createZone("doc_\(convoId)", convoId: convoId)
-        let state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
+        var state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
                               bundlePath: bundle.store.layout.root, joinedEpoch: 0, admins: [account.did])
+        state.mailboxThreshold = mailboxThreshold
         let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: .start, state: state)
         try await doc.saveGroup()
         try await doc.saveState()

@@ -82,6 +82,10 @@ struct SnapshotContent: Sendable, Hashable {
     var heads: [ChangeHash]
     /// `Document.save()` of the document at `heads`.
     var document: [UInt8]
+    /// The document's mailbox threshold (`MailboxPolicy`), when the sharer set one. Encoded
+    /// after the document only when present, so snapshots of documents without one read as
+    /// before.
+    var mailboxThreshold: Int?
 
     var encoded: [UInt8] {
         var w = TLSWriter(capacity: document.count + 256)
@@ -89,14 +93,16 @@ struct SnapshotContent: Sendable, Hashable {
         w.writeVector(admins) { w, did in w.writeOpaque(Array(did.utf8)) }
         w.writeVector(heads) { w, head in w.writeOpaque(head.bytes) }
         w.writeOpaque(document)
+        if let mailboxThreshold { w.writeUInt32(UInt32(clamping: mailboxThreshold)) }
         return w.bytes
     }
 
-    init(documentID: String, admins: [String], heads: [ChangeHash], document: [UInt8]) {
+    init(documentID: String, admins: [String], heads: [ChangeHash], document: [UInt8], mailboxThreshold: Int? = nil) {
         self.documentID = documentID
         self.admins = admins
         self.heads = heads
         self.document = document
+        self.mailboxThreshold = mailboxThreshold
     }
 
     init(decoding bytes: [UInt8]) throws(SyncError) {
@@ -109,6 +115,7 @@ struct SnapshotContent: Sendable, Hashable {
                 return head
             }
             document = try r.readOpaque()
+            if !r.isAtEnd { mailboxThreshold = Int(try r.readUInt32()) }
             try r.finish()
         } catch let error as SyncError {
             throw error

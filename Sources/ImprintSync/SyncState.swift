@@ -64,6 +64,22 @@ struct SyncState: Codable, Sendable, Hashable {
     var authenticators: [String: String] = [:]
     /// Assets shared through the group, by id (SHA-256 hex); their keys are in the key store.
     var assets: [String: SharedAsset] = [:]
+    /// Mailbox delivery (`MailboxPolicy`): past this many members, every record also goes to
+    /// each recipient's inbox zone. Set by the sharer, carried in snapshots.
+    var mailboxThreshold: Int?
+    /// Inbox copies of sent messages not yet saved (an inbox unreachable, or a crash): retried
+    /// at the next push or pull from the message's record in the shared zone.
+    var inboxPending: [InboxDelivery] = []
+    /// Whether this member's own inbox zone exists on the server.
+    var inboxCreated = false
+
+    /// A sent message still owed to some recipients' inboxes.
+    struct InboxDelivery: Codable, Sendable, Hashable {
+        var seq: Int
+        var epoch: UInt64
+        var hash: String
+        var dids: [String]
+    }
 
     /// An asset shared through the group: where its records are. Not secret (the content key
     /// is in the key store); the asset itself is in the bundle once fetched.
@@ -116,6 +132,9 @@ struct SyncState: Codable, Sendable, Hashable {
         acknowledgedSeq = try c.decodeIfPresent(Int.self, forKey: .acknowledgedSeq) ?? 0
         authenticators = try c.decodeIfPresent([String: String].self, forKey: .authenticators) ?? [:]
         assets = try c.decodeIfPresent([String: SharedAsset].self, forKey: .assets) ?? [:]
+        mailboxThreshold = try c.decodeIfPresent(Int.self, forKey: .mailboxThreshold)
+        inboxPending = try c.decodeIfPresent([InboxDelivery].self, forKey: .inboxPending) ?? []
+        inboxCreated = try c.decodeIfPresent(Bool.self, forKey: .inboxCreated) ?? false
     }
 
     static func directory(home: String) -> String { home + "/sync" }

@@ -11,13 +11,23 @@ struct Share: ParsableCommand {
     @Argument(help: "The bundle.") var bundle: String
     @OptionGroup var account: AccountOptions
     @OptionGroup var options: DeviceOptions
+    @Option(name: .customLong("mailbox-threshold"),
+            help: "Past this many members, also deliver every record to each recipient's inbox zone (default: never).")
+    var mailboxThreshold: Int?
     @Flag(help: "Print one JSON object.") var json = false
+
+    func validate() throws {
+        if let mailboxThreshold, mailboxThreshold < 1 { throw ValidationError("--mailbox-threshold must be at least 1") }
+    }
 
     func run() throws {
         let sync = try account.account()
         let device = try options.resolve()
         let path = bundle
-        let convo = try runBlocking { try await SharedDocument.share(bundleAt: path, device: device, account: sync).convoId }
+        let threshold = mailboxThreshold
+        let convo = try runBlocking {
+            try await SharedDocument.share(bundleAt: path, device: device, account: sync, mailboxThreshold: threshold).convoId
+        }
         if json {
             printJSON(["convoId": .string(convo), "server": .string(sync.serverURL), "did": .string(sync.did)])
         } else {

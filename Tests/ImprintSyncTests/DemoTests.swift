@@ -15,7 +15,7 @@ extension SyncSuites {
                      "cy is refused", "appear in none", "fetched by ben on demand: identical", "ada sees ben editing at", "the comment sits on the words it was made on: true"] {
             #expect(result.stdout.contains(line), "the demo did not print \(line)")
         }
-        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 15 steps hold"), "\(result.stdout.suffix(800))")
+        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 16 steps hold"), "\(result.stdout.suffix(800))")
     }
 
     /// `imprint demo --json`: one object, every step named, checked and timed, nothing else.

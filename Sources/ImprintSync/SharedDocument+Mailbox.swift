@@ -1,0 +1,171 @@
+import Foundation
+import ImprintDelivery
+import ImprintMLS
+import ImprintZones
+
+/// Mailbox delivery: past a member count the sharer chooses (`share(…, mailboxThreshold:)`,
+/// `imprint share --mailbox-threshold N`), every message is also saved into each recipient's
+/// inbox zone `inbox_<did>`, and recipients read their inbox first.
+///
+/// The shared zone is still written once per message: joiners start from it, compaction works
+/// on it, and a recipient whose inbox copy is missing falls back to it. So the inbox is an
+/// additional path, not a replacement, and a switch in either direction (members joining or
+/// leaving across the threshold, the threshold changing) loses nothing; receivers handle each
+/// seq once, whichever zone it came from (the Delivery Service's order is the only order).
+/// What the inbox is for: a store that cannot share one zone with everyone (CloudKit shares
+/// stop at 100 participants) and, next, members who keep their records with a provider of
+/// their own (`registerStorage`).
+enum MailboxPolicy {
+    /// Whether a document of `members` members (the sender included) delivers to inboxes.
+    static func applies(threshold: Int?, members: Int) -> Bool {
+        guard let threshold else { return false }
+        return members > threshold
+    }
+
+    static func inbox(of did: String) -> String { "inbox_\(did)" }
+
+    /// Inbox saves run at most this many at a time, so one slow inbox never holds the others
+    /// and a group of hundreds does not open hundreds of connections.
+    static let parallelSaves = 8
+}
+
+extension SharedDocument {
+    /// Whether this member reads its inbox (the document is past its threshold as this
+    /// member's group has it).
+    var readsInbox: Bool { MailboxPolicy.applies(threshold: state.mailboxThreshold, members: group.members.count) }
+
+    /// Creates this member's inbox zone once mailbox delivery applies to it (idempotent).
+    func ensureInbox() async throws {
+        guard readsInbox, !state.inboxCreated else { return }
+        do {
+            _ = try await account.zones.createZone(MailboxPolicy.inbox(of: did), convoId: nil)
+        } catch let error as ZoneError where error.code == .zoneExists {
+            // Made by an earlier run, or for another document: one inbox per identity.
+        }
+        state.inboxCreated = true
+        try saveState()
+    }
+
+    /// Queues the inbox copies of message `seq` for `recipients` (when the document is past
+    /// its threshold) and saves them; `ciphertext` is the message, at hand right after
+    /// sending. Copies that fail stay queued in the sync state and are retried from the shared
+    /// zone's record at the next push or pull.
+    func queueInboxCopies(seq: Int, epoch: UInt64, hash: String, recipients: [String], ciphertext: [UInt8]) async throws {
+        guard MailboxPolicy.applies(threshold: state.mailboxThreshold, members: recipients.count + 1), !recipients.isEmpty else { return }
+        state.inboxPending.append(SyncState.InboxDelivery(seq: seq, epoch: epoch, hash: hash, dids: recipients))
+        try saveState()
+        try await deliverInboxCopies(known: [seq: ciphertext])
+    }
+
+    /// What became of one inbox copy.
+    enum InboxOutcome: Sendable {
+        case saved, gone, failed
+    }
+
+    /// Saves every queued inbox copy, `MailboxPolicy.parallelSaves` at a time. A copy whose
+    /// inbox does not exist or refuses this member (the recipient never made one, or left)
+    /// is dropped: that recipient reads the shared zone. Others that fail stay queued.
+    func deliverInboxCopies(known: [Int: [UInt8]] = [:]) async throws {
+        guard !state.inboxPending.isEmpty else { return }
+        var remaining: [SyncState.InboxDelivery] = []
+        for delivery in state.inboxPending {
+            var ciphertext = known[delivery.seq]
+            if ciphertext == nil { ciphertext = try await Self.fetchPayload(seq: delivery.seq, convoId: convoId, account: account) }
+            guard let ciphertext else {
+                remaining.append(delivery)  // not readable from the shared zone right now
+                continue
+            }
+            let base = Self.recordBase(convoId: convoId, seq: delivery.seq)
+            let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(delivery.epoch), seq: Int64(delivery.seq))
+            let zones = account.zones
+            let outcomes = try await withThrowingTaskGroup(of: (String, InboxOutcome).self) { group in
+                var results: [(String, InboxOutcome)] = []
+                var next = 0
+                func start(_ did: String) {
+                    group.addTask {
+                        do {
+                            try await Self.saveCopy(ciphertext, hash: delivery.hash, to: zones, zoneId: MailboxPolicy.inbox(of: did),
+                                                    baseName: base, fields: fields)
+                            return (did, .saved)
+                        } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
+                            return (did, .gone)
+                        } catch {
+                            return (did, .failed)
+                        }
+                    }
+                }
+                while next < min(MailboxPolicy.parallelSaves, delivery.dids.count) {
+                    start(delivery.dids[next])
+                    next += 1
+                }
+                while let result = try await group.next() {
+                    results.append(result)
+                    if next < delivery.dids.count {
+                        start(delivery.dids[next])
+                        next += 1
+                    }
+                }
+                return results
+            }
+            let failed = outcomes.filter { if case .failed = $0.1 { true } else { false } }.map(\.0)
+            if !failed.isEmpty {
+                var left = delivery
+                left.dids = delivery.dids.filter(failed.contains)
+                remaining.append(left)
+            }
+        }
+        state.inboxPending = remaining
+        try saveState()
+    }
+
+    /// One message's chunk records in `zoneId`, as in the shared zone (same names and fields).
+    static func saveCopy(_ ciphertext: [UInt8], hash: String, to zones: any ZoneStore, zoneId: String,
+                         baseName: String, fields: ZoneRecordFields) async throws {
+        if ciphertext.count <= ZoneLimits.inlineAssetBytes {
+            var chunk = fields
+            (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, hash)
+            _ = try await zones.saveRecords(zoneId: zoneId, [ZoneRecordDraft(
+                recordName: ZoneChunker.recordName(baseName: baseName, index: 0), recordType: "change", fields: chunk,
+                asset: .inline(ciphertext))])
+        } else {
+            _ = try await ZoneChunker().upload(ciphertext, to: zones, zoneId: zoneId, baseName: baseName,
+                                               recordType: "change", fields: fields)
+        }
+    }
+
+    /// The ciphertext of message `seq` as a receiver gets it: from this member's inbox when
+    /// it reads one (the copy is then deleted there, once the pull is durable), else, or when
+    /// the copy is not there, from the shared zone.
+    func receivePayload(seq: Int, hash: String) async throws -> [UInt8]? {
+        if readsInbox {
+            let inbox = MailboxPolicy.inbox(of: did)
+            do {
+                if let ciphertext = try await Self.fetchPayload(seq: seq, convoId: convoId, account: account, zoneId: inbox) {
+                    inboxRead.append(seq)
+                    return ciphertext
+                }
+            } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
+                // No inbox (yet): the shared zone has every message.
+            }
+        }
+        return try await fetchPayload(seq: seq, hash: hash)
+    }
+
+    /// Deletes the inbox copies this pull read, after what they carried is durable.
+    func clearReadInbox() async throws {
+        guard !inboxRead.isEmpty else { return }
+        let inbox = MailboxPolicy.inbox(of: did)
+        var names: [String] = []
+        for seq in inboxRead {
+            let base = Self.recordBase(convoId: convoId, seq: seq)
+            if let first = try? await account.zones.record(zoneId: inbox, named: ZoneChunker.recordName(baseName: base, index: 0)) {
+                let count = max(1, first.fields.chunkCount ?? 1)
+                names += (0..<count).map { ZoneChunker.recordName(baseName: base, index: $0) }
+            }
+        }
+        inboxRead = []
+        for start in stride(from: 0, to: names.count, by: 1000) {
+            _ = try await account.zones.deleteRecords(zoneId: inbox, names: Array(names[start..<min(start + 1000, names.count)]))
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import ImprintServerTestSupport
+import ImprintSync
+import ImprintTestSupport
+import ImprintZones
+import Testing
+
+/// Mailbox delivery (`MailboxPolicy`): past the document's threshold every message is also
+/// saved into each recipient's inbox zone and recipients read it from there; crossing the
+/// threshold either way loses and repeats nothing; an inbox copy that failed is retried from
+/// the sender's sync state after a restart. Every case on SQLite and PostgreSQL.
+extension SyncSuites {
+@Suite struct MailboxTests {
+    /// Live records of `person`'s inbox, by name (the owner reads its inbox).
+    static func inbox(_ person: Person) async throws -> [String] {
+        var names: [String] = []
+        var token: ZoneChangeToken?
+        while true {
+            let batch: ZoneChangeBatch
+            do {
+                batch = try await person.account.zones.fetchChanges(zoneId: "inbox_\(person.did)", since: token, limit: 1000)
+            } catch let error as ZoneError where error.code == .zoneNotFound {
+                return []
+            }
+            names += batch.records.filter { !$0.deleted }.map(\.recordName)
+            token = batch.changeToken
+            if !batch.moreComing { return names.sorted() }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func recordsReachEveryInboxAndReceiversReadThemFromThere(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                          mailboxThreshold: 2)
+            try await aliceDoc.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+            let carolDoc = try await carol.join(aliceDoc.convoId)
+            try alice.edit { try $0.insert(" mailbox-1", at: 0) }
+            let sent = try #require(try await aliceDoc.push().seq)
+            let copy = "\(aliceDoc.convoId)-\(sent).0"
+            #expect(try await Self.inbox(bob) == [copy])
+            #expect(try await Self.inbox(carol) == [copy])
+            _ = try await bobDoc.pull()
+            #expect(try bob.text().contains("mailbox-1"))
+            #expect(try await Self.inbox(bob).isEmpty, "bob read the copy from his inbox and cleared it")
+            #expect(try await Self.inbox(carol) == [copy], "carol has not pulled yet")
+            _ = try await carolDoc.pull()
+            #expect(try carol.text() == alice.text() && bob.text() == alice.text())
+            #expect(try await Self.inbox(carol).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func crossingTheThresholdEitherWayLosesAndRepeatsNothing(kind: StoreKind) async throws {
+        let seed = testSeed("MailboxTests.switch.\(kind)", fallback: 0xB0C5)
+        var rng = SplitMix64(seed: seed)
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            let carol = try await server.person("carol"), dave = try await server.person("dave")
+            try alice.createBundle(text: "")
+            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                          mailboxThreshold: 3)
+            try await aliceDoc.invite([bob.did])
+            var docs = ["alice": aliceDoc, "bob": try await bob.join(aliceDoc.convoId)]
+            var markers: [String] = []
+            /// Each writer pushes a marker; `copies`: whether Bob's inbox then holds the others'.
+            func round(_ writers: [Person], copies: Bool) async throws {
+                for writer in writers {
+                    let marker = "<\(writer.name)-\(UInt32.random(in: 0...UInt32.max, using: &rng))>"
+                    markers.append(marker)
+                    try writer.edit { try $0.insert(marker, at: 0) }
+                    try await docs[writer.name]!.push()
+                }
+                let inBobs = try await Self.inbox(bob).count
+                #expect(inBobs == (copies ? writers.count - 1 : 0), "bob's inbox holds \(inBobs) copies; seed \(seed)")
+                for doc in docs.values { _ = try await doc.pull() }
+            }
+            try await round([alice, bob], copies: false)        // 2 members: shared zone only
+            try await aliceDoc.invite([carol.did, dave.did])    // 4 > 3: inboxes
+            docs["carol"] = try await carol.join(aliceDoc.convoId)
+            docs["dave"] = try await dave.join(aliceDoc.convoId)
+            // Each member makes its inbox when its client first sees the group past the
+            // threshold; copies sent before that are not kept (the shared zone has them).
+            for doc in docs.values { _ = try await doc.pull() }
+            try await round([alice, bob, carol, dave], copies: true)
+            try await docs["dave"]!.leave()                     // back to 3: shared zone only
+            docs["dave"] = nil
+            try await aliceDoc.update()                         // the next commit removes dave
+            for doc in docs.values { _ = try await doc.pull() }
+            try await round([alice, bob, carol], copies: false)
+            let text = try alice.text()
+            for marker in markers {
+                #expect(text.components(separatedBy: marker).count == 2, "\(marker) appears once; seed \(seed)")
+            }
+            for person in [bob, carol] { #expect(try person.text() == text, "\(person.name); seed \(seed)") }
+            for person in [alice, bob, carol] { #expect(try await Self.inbox(person).isEmpty, "\(person.name)'s inbox is cleared") }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aFailedInboxCopyIsRetriedAfterARestart(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+            try alice.createBundle(text: "Start.")
+            let first = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                       mailboxThreshold: 1)
+            try await first.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc: first)
+            let carolDoc = try await carol.join(aliceDoc: first)
+            // Alice's process can reach Bob's inbox but not Carol's.
+            let failing = FailingInboxZoneStore(alice.account.zones, failing: ["inbox_\(carol.did)"])
+            let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
+                                                         account: alice.account.with(zones: failing))
+            try alice.edit { try $0.insert(" late-for-carol", at: 0) }
+            let sent = try #require(try await aliceDoc.push().seq)
+            #expect(failing.refused > 0)
+            #expect(try await Self.inbox(bob) == ["\(first.convoId)-\(sent).0"], "bob's copy is not held up by carol's")
+            #expect(try await Self.inbox(carol).isEmpty)
+            // Alice restarts with a working connection: the queued copy goes out.
+            let restarted = try await alice.open()
+            _ = try await restarted.pull()
+            #expect(try await Self.inbox(carol) == ["\(first.convoId)-\(sent).0"])
+            _ = try await carolDoc.pull()
+            _ = try await bobDoc.pull()
+            #expect(try carol.text().contains("late-for-carol") && carol.text() == bob.text())
+            #expect(try await Self.inbox(carol).isEmpty)
+        }
+    }
+}
+}
+
+private extension Person {
+    func join(aliceDoc: SharedDocument) async throws -> SharedDocument { try await join(aliceDoc.convoId) }
+}
