@@ -43,13 +43,12 @@ struct RosterRun {
         guard let postgres = store as? PostgresDeliveryStore else { return Footprint() }
         func one(_ sql: String) async throws -> Int {
             var value = 0
-            for try await row in try await postgres.client.query(PostgresQuery(unsafeSQL: sql + "::BIGINT"), logger: .init(label: "bench")).decode(Int.self) {
+            for try await row in try await postgres.client.query(PostgresQuery(unsafeSQL: "SELECT (\(sql))::BIGINT"), logger: .init(label: "bench")).decode(Int.self) {
                 value = row
             }
             return value
         }
-        return Footprint(eventRows: try await one(rows), storedBytes: try await one("SELECT (\(stored))"),
-                         perRecipientBytes: try await one("SELECT (\(copied))"))
+        return Footprint(eventRows: try await one(rows), storedBytes: try await one(stored), perRecipientBytes: try await one(copied))
     }
 
     func measure(members count: Int) async throws -> [String: Any] {

@@ -299,8 +299,10 @@ public final class PostgresDeliveryStore: DeliveryStore {
             let current = try await self.lockMemberConvo(connection, convoId: change.convoId, caller: change.caller)
             try await self.requireAdmin(connection, convoId: change.convoId, caller: change.caller)
             guard current.epoch == change.epoch else { throw DeliveryError.epochMismatch(current: current.epoch) }
-            for did in change.dids where try await self.isActiveMember(connection, convoId: change.convoId, did: did) {
-                throw DeliveryError.invalidRequest("\(did) is already a member")
+            if let member = try await Self.single(String.self, connection.query(
+                "SELECT did FROM members WHERE convo_id = \(change.convoId) AND did = ANY(\(change.dids)::TEXT[]) AND active ORDER BY did LIMIT 1",
+                logger: self.logger)) {
+                throw DeliveryError.invalidRequest("\(member) is already a member")
             }
             let advance = EpochAdvanceOutput(epoch: current.epoch + 1, seq: current.lastSeq + 1)
             let now = StoreTime.millis(change.now)
@@ -516,19 +518,50 @@ public final class PostgresDeliveryStore: DeliveryStore {
     func append(_ connection: PostgresConnection, events: [PendingEvent], now: Int64) async throws -> [String] {
         let everyone = PendingEvent.recipients(of: events)
         try await connection.query("SELECT imprint_lock_event_recipients(\(everyone)::TEXT[])", logger: logger)
-        for event in events {
-            let payload = try event.encodedPayload()
+        if events.count == 1, let event = events.first {
             let recipients = Set(event.recipients).sorted()
             try await connection.query(
                 """
                 WITH stored AS (
                     INSERT INTO event_payloads (convo_id, kind, payload, created_at)
-                    VALUES (\(event.payload.convoId), \(event.kind), \(payload), \(now)) RETURNING id
+                    VALUES (\(event.payload.convoId), \(event.kind), \(try event.encodedPayload()), \(now)) RETURNING id
                 )
                 INSERT INTO events (recipient, payload_id)
                 SELECT u.r, stored.id FROM stored, unnest(\(recipients)::TEXT[]) WITH ORDINALITY AS u (r, n) ORDER BY u.n
                 """, logger: logger)
+            return everyone
         }
+        // Several events (an `addMembers` of n members writes 2n + 1): three round trips in
+        // all instead of one per event. Payload ids are drawn first, ascending in event order.
+        var ids: [Int64] = []
+        for try await id in try await connection.query(
+            "SELECT nextval(pg_get_serial_sequence('event_payloads', 'id')) FROM generate_series(1, \(events.count))", logger: logger
+        ).decode(Int64.self) {
+            ids.append(id)
+        }
+        ids.sort()
+        guard ids.count == events.count else { throw PostgresStoreError.noResult("drew \(ids.count) event payload ids for \(events.count) events") }
+        let convos = events.map(\.payload.convoId), kinds = events.map(\.kind)
+        let payloads = try events.map { try $0.encodedPayload() }
+        try await connection.query(
+            """
+            INSERT INTO event_payloads (id, convo_id, kind, payload, created_at)
+            SELECT u.id, u.convo, u.kind, u.payload, \(now)
+            FROM unnest(\(ids)::BIGINT[], \(convos)::TEXT[], \(kinds)::TEXT[], \(payloads)::TEXT[]) AS u (id, convo, kind, payload)
+            """, logger: logger)
+        var recipients: [String] = [], references: [Int64] = []
+        for (event, id) in zip(events, ids) {
+            for recipient in Set(event.recipients).sorted() {
+                recipients.append(recipient)
+                references.append(id)
+            }
+        }
+        // Event ids are drawn in the array's order, so each recipient's events stay in order.
+        try await connection.query(
+            """
+            INSERT INTO events (recipient, payload_id)
+            SELECT u.r, u.p FROM unnest(\(recipients)::TEXT[], \(references)::BIGINT[]) WITH ORDINALITY AS u (r, p, n) ORDER BY u.n
+            """, logger: logger)
         return everyone
     }
 
