@@ -24,8 +24,9 @@ enum MailboxPolicy {
 
     static func inbox(of did: String) -> String { "inbox_\(did)" }
 
-    /// Inbox saves run at most this many at a time, so one slow inbox never holds the others
-    /// and a group of hundreds does not open hundreds of connections.
+    /// Chunked copies (messages over the inline limit) go to at most this many inboxes at a
+    /// time, so one slow inbox never holds the others and a group of hundreds does not open
+    /// hundreds of connections. Small copies go in one `saveToInboxes` request.
     static let parallelSaves = 8
 }
 
@@ -62,7 +63,7 @@ extension SharedDocument {
         case saved, gone, failed
     }
 
-    /// Saves every queued inbox copy, `MailboxPolicy.parallelSaves` at a time. A copy whose
+    /// Saves every queued inbox copy (`saveInline`, `saveChunked`). A copy whose
     /// inbox does not exist or refuses this member (the recipient never made one, or left)
     /// is dropped: that recipient reads the shared zone. Others that fail stay queued.
     func deliverInboxCopies(known: [Int: [UInt8]] = [:]) async throws {
@@ -77,36 +78,9 @@ extension SharedDocument {
             }
             let base = Self.recordBase(convoId: convoId, seq: delivery.seq)
             let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(delivery.epoch), seq: Int64(delivery.seq))
-            let zones = account.zones
-            let outcomes = try await withThrowingTaskGroup(of: (String, InboxOutcome).self) { group in
-                var results: [(String, InboxOutcome)] = []
-                var next = 0
-                func start(_ did: String) {
-                    group.addTask {
-                        do {
-                            try await Self.saveCopy(ciphertext, hash: delivery.hash, to: zones, zoneId: MailboxPolicy.inbox(of: did),
-                                                    baseName: base, fields: fields)
-                            return (did, .saved)
-                        } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
-                            return (did, .gone)
-                        } catch {
-                            return (did, .failed)
-                        }
-                    }
-                }
-                while next < min(MailboxPolicy.parallelSaves, delivery.dids.count) {
-                    start(delivery.dids[next])
-                    next += 1
-                }
-                while let result = try await group.next() {
-                    results.append(result)
-                    if next < delivery.dids.count {
-                        start(delivery.dids[next])
-                        next += 1
-                    }
-                }
-                return results
-            }
+            let outcomes = ciphertext.count <= ZoneLimits.inlineAssetBytes
+                ? try await saveInline(ciphertext, hash: delivery.hash, to: delivery.dids, baseName: base, fields: fields)
+                : try await saveChunked(ciphertext, hash: delivery.hash, to: delivery.dids, baseName: base, fields: fields)
             let failed = outcomes.filter { if case .failed = $0.1 { true } else { false } }.map(\.0)
             if !failed.isEmpty {
                 var left = delivery
@@ -116,6 +90,45 @@ extension SharedDocument {
         }
         state.inboxPending = remaining
         try saveState()
+    }
+
+    /// A small message's copies: one record per inbox, all in one fan-out call (the zone
+    /// service takes them in one request: `saveToInboxes`).
+    func saveInline(_ ciphertext: [UInt8], hash: String, to dids: [String], baseName: String,
+                    fields: ZoneRecordFields) async throws -> [(String, InboxOutcome)] {
+        var chunk = fields
+        (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, hash)
+        let draft = ZoneRecordDraft(recordName: ZoneChunker.recordName(baseName: baseName, index: 0), recordType: "change",
+                                    fields: chunk, asset: .inline(ciphertext))
+        let results: [InboxSaveResult]
+        do {
+            results = try await account.zones.saveToInboxes(dids.map { InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: [draft]) })
+        } catch {
+            return dids.map { ($0, .failed) }  // the request itself failed: every copy is retried
+        }
+        let byZone = Dictionary(results.map { ($0.zoneId, $0) }, uniquingKeysWith: { first, _ in first })
+        return dids.map { did in
+            guard let result = byZone[MailboxPolicy.inbox(of: did)] else { return (did, .failed) }
+            guard let error = result.error else { return (did, .saved) }
+            return (did, error.code == .zoneNotFound || error.code == .forbidden ? .gone : .failed)
+        }
+    }
+
+    /// A large message's copies: its chunks uploaded into each inbox, eight inboxes at a time.
+    func saveChunked(_ ciphertext: [UInt8], hash: String, to dids: [String], baseName: String,
+                     fields: ZoneRecordFields) async throws -> [(String, InboxOutcome)] {
+        let zones = account.zones
+        return try await concurrentMap(dids, width: MailboxPolicy.parallelSaves) { did in
+            do {
+                try await Self.saveCopy(ciphertext, hash: hash, to: zones, zoneId: MailboxPolicy.inbox(of: did),
+                                        baseName: baseName, fields: fields)
+                return (did, InboxOutcome.saved)
+            } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
+                return (did, .gone)
+            } catch {
+                return (did, .failed)
+            }
+        }
     }
 
     /// One message's chunk records in `zoneId`, as in the shared zone (same names and fields).

@@ -35,6 +35,9 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     public var ended: String?
     /// Why this copy of the home no longer sends (another copy of it sent), or nil.
     public var stale: String?
+    /// Inbox copies of sent messages still to be saved (mailbox delivery; retried at the next
+    /// push or pull).
+    public var inboxCopiesPending = 0
 }
 
 extension SharedDocument {
@@ -57,12 +60,14 @@ extension SharedDocument {
             }
         }
         let now = Date()
-        return SyncStatus(
+        var status = SyncStatus(
             convoId: convoId, did: did, server: account.serverURL, epoch: group.epoch, processedSeq: processed, latestSeq: latest,
             bufferedSeqs: state.processedAbove.sorted(),
             gaps: state.gaps.map { SyncStatus.Gap(seq: $0.seq, epoch: $0.epoch, sender: $0.sender, ageSeconds: Int(now.timeIntervalSince($0.firstSeen))) },
             unpushedChanges: bundle.document.changes(since: known).count + state.resend.count, outbox: (try? OutboxMessage.pending(home: home, convoId: convoId, limit: account.options.maximumPayloadBytes + (1 << 20)).count) ?? 0,
             waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason,
             stale: state.staleReason)
+        status.inboxCopiesPending = state.inboxPending.reduce(0) { $0 + $1.dids.count }
+        return status
     }
 }

@@ -229,7 +229,13 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                     let decision = try ZoneRules.decide(save, existing: try Self.record(db, zoneId: zone.zoneId, name: save.name))
                     decisions.append(decision)
                     guard case .write = decision else { continue }
-                    if let asset = save.asset {
+                    if let asset = save.asset, save.bytesInRequest {
+                        // Stored by this request's save into another inbox: it must still be there.
+                        let stored = try Bool.fetchOne(db.cachedStatement(sql: """
+                            SELECT EXISTS (SELECT 1 FROM zone_records WHERE asset_hash = ? AND asset_size = ? AND deleted = 0)
+                            """), arguments: [asset.hash, asset.size]) ?? false
+                        guard stored else { throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) is no longer stored") }
+                    } else if let asset = save.asset {
                         let uploaded = try Int.fetchOne(db.cachedStatement(sql: """
                             SELECT size FROM zone_uploads WHERE zone_id = ? AND hash = ?
                             UNION ALL SELECT asset_size FROM zone_records WHERE zone_id = ? AND asset_hash = ? AND deleted = 0

@@ -34,6 +34,7 @@ struct ZoneController: Sendable {
         add(.subscribeZone, to: routes, subscribeZone)
         add(.getUsage, to: routes, getUsage)
         add(.compactZone, to: routes, compactZone)
+        add(.saveToInboxes, to: routes, saveToInboxes)
         routes.add(middleware: Self.capabilityCORS)
         // Inside CORS, so that a rejection (410 for a revoked link) is a response that gets
         // the CORS headers: without them the browser hides the status from the viewer.
@@ -204,7 +205,68 @@ struct ZoneController: Sendable {
         }
     }
 
-    private func recordSave(_ record: RecordToSave) throws -> RecordSave {
+    /// v1.1: records for several inbox zones in one request, the fan-out of mailbox delivery
+    /// (one copy of a message per recipient). Each inbox's records are one `saveRecords` with
+    /// that method's rules and answer, and one inbox's refusal (none made yet, the caller
+    /// shares no convo with its owner) leaves the others saved. Inline bytes that several
+    /// inboxes share are staged and stored once: inboxes are saved one by one until each
+    /// distinct inline payload is stored, then the rest concurrently, referencing it (so the
+    /// store commits them together). At most `maxRecordsPerSave` records in all.
+    @Sendable func saveToInboxes(_ request: Request, caller: String) async throws -> Response {
+        let input = try await RequestBodyReader.decode(SaveToInboxesInput.self, from: request, limit: configuration.saveBodyLimit)
+        let total = input.inboxes.reduce(0) { $0 + $1.records.count }
+        guard !input.inboxes.isEmpty, (1...configuration.maxRecordsPerSave).contains(total) else {
+            throw DeliveryError.invalidRequest("inboxes must hold 1 to \(configuration.maxRecordsPerSave) records in all")
+        }
+        guard Set(input.inboxes.map(\.zoneId)).count == input.inboxes.count else {
+            throw DeliveryError.invalidRequest("inboxes repeats a zoneId")
+        }
+        var checked: [ZoneID] = []
+        for inbox in input.inboxes {
+            let zone = try ZoneID(inbox.zoneId)
+            guard zone.kind == .inbox else { throw DeliveryError.invalidRequest("\(inbox.zoneId) is not an inbox zone") }
+            guard !inbox.records.isEmpty, Set(inbox.records.map(\.recordName)).count == inbox.records.count else {
+                throw DeliveryError.invalidRequest("\(inbox.zoneId): records must be 1 or more, each name once")
+            }
+            checked.append(zone)
+        }
+        let zones = checked
+        let inlineHashes = { (records: [RecordToSave]) in Set(records.compactMap { $0.assetData.map { CommitDigest.hex($0) } }) }
+        let everyInline = input.inboxes.reduce(into: Set<String>()) { $0.formUnion(inlineHashes($1.records)) }
+        let now = Date()
+        @Sendable func save(_ index: Int, placed: Set<String>) async -> SaveToInboxesOutput.Inbox {
+            var saves: [RecordSave] = []
+            do {
+                for record in input.inboxes[index].records { saves.append(try recordSave(record, placed: placed)) }
+                let records = try await store.saveRecords(RecordBatch(
+                    zone: zones[index], writer: .did(caller), records: saves, quota: configuration.quotaBytes, now: now))
+                return .init(zoneId: zones[index].raw, records: records)
+            } catch {
+                for save in saves { save.inline?.discard() }
+                let refusal = error as? DeliveryError ?? DeliveryError.internalError()
+                return .init(zoneId: zones[index].raw, error: refusal.name, message: refusal.message)
+            }
+        }
+        var results = [SaveToInboxesOutput.Inbox?](repeating: nil, count: zones.count)
+        var placed = Set<String>()
+        var next = 0
+        while next < zones.count, !everyInline.isSubset(of: placed) {
+            let result = await save(next, placed: placed)
+            if result.error == nil { placed.formUnion(inlineHashes(input.inboxes[next].records)) }
+            results[next] = result
+            next += 1
+        }
+        let stored = placed
+        await withTaskGroup(of: (Int, SaveToInboxesOutput.Inbox).self) { group in
+            for index in next..<zones.count { group.addTask { (index, await save(index, placed: stored)) } }
+            for await (index, result) in group { results[index] = result }
+        }
+        return try json(SaveToInboxesOutput(inboxes: results.compactMap { $0 }))
+    }
+
+    /// `record` checked and ready for the store; its inline bytes staged, unless their hash
+    /// is in `placed` (already stored by this request), then referenced instead.
+    private func recordSave(_ record: RecordToSave, placed: Set<String> = []) throws -> RecordSave {
         try ZoneInputRules.recordName(record.recordName)
         try ZoneInputRules.recordType(record.recordType)
         let fields = record.fields ?? [:]
@@ -224,6 +286,12 @@ struct ZoneController: Sendable {
                 throw DeliveryError.payloadTooLarge(limit: configuration.inlineAssetLimit)
             }
             guard !data.isEmpty else { throw DeliveryError.invalidRequest("assetData of \(record.recordName) is empty") }
+            let hash = CommitDigest.hex(data)
+            if placed.contains(hash) {
+                return RecordSave(
+                    name: record.recordName, type: record.recordType, fields: fields, fieldsJSON: fieldsJSON, routing: routing,
+                    asset: ZoneAssetRef(hash: hash, size: data.count), inline: nil, bytesInRequest: true)
+            }
             inline = try StagedAsset.stage(data, in: store.stagingDirectory)
         }
         return RecordSave(

@@ -98,4 +98,7 @@ struct RecordSave: Sendable {
     var routing: RoutingFields
     var asset: ZoneAssetRef?
     var inline: StagedAsset?
+    /// `asset` is bytes this same request carried inline and another zone's save of it has
+    /// stored (`saveToInboxes`): the caller had them, so no upload to this zone is needed.
+    var bytesInRequest = false
 }

@@ -11,6 +11,8 @@ public enum ZoneMethod: String, CaseIterable, Sendable {
     case subscribeZone, getUsage
     /// v1.1: epoch-tied compaction of a shared zone, now.
     case compactZone
+    /// v1.1: records for several inbox zones in one request (mailbox fan-out).
+    case saveToInboxes
 
     public static let namespace = "app.imprint.zone"
 
@@ -20,7 +22,7 @@ public enum ZoneMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }
@@ -128,6 +130,31 @@ public struct SaveRecordsInput: Codable, Sendable {
         self.snapshotName = snapshotName
         self.commentCapability = commentCapability
     }
+}
+
+/// v1.1 `saveToInboxes` input: records for several inbox zones in one request.
+public struct SaveToInboxesInput: Codable, Sendable {
+    public struct Inbox: Codable, Sendable {
+        public var zoneId: String
+        public var records: [RecordToSave]
+        public init(zoneId: String, records: [RecordToSave]) {
+            self.zoneId = zoneId
+            self.records = records
+        }
+    }
+    public var inboxes: [Inbox]
+    public init(inboxes: [Inbox]) { self.inboxes = inboxes }
+}
+
+/// v1.1 `saveToInboxes` output: per inbox, its saved records or the error that refused them.
+public struct SaveToInboxesOutput: Codable, Sendable {
+    public struct Inbox: Codable, Sendable {
+        public var zoneId: String
+        public var records: [ZoneRecord]?
+        public var error: String?
+        public var message: String?
+    }
+    public var inboxes: [Inbox]
 }
 
 public struct SaveRecordsOutput: Codable, Sendable {

@@ -100,6 +100,49 @@ public struct HTTPZoneStore: ZoneStore {
         return records
     }
 
+    /// As few requests as the limits allow (v1.1 `saveToInboxes`: at most
+    /// `ZoneLimits.maximumBatchRecords` records and about 1.5 MiB each), for the fan-out of
+    /// mailbox delivery.
+    public func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult] {
+        var results: [InboxSaveResult] = []
+        var part: [InboxSave] = [], count = 0, bytes = 0
+        func flush() async throws {
+            guard !part.isEmpty else { return }
+            results += try await saveInboxPart(part)
+            part = []
+            count = 0
+            bytes = 0
+        }
+        for save in saves {
+            try ZoneRules.checkZoneId(save.zoneId)
+            try ZoneRules.checkBatch(save.records)
+            let size = save.records.reduce(0) { total, record in
+                if case .inline(let bytes) = record.asset { return total + bytes.count * 4 / 3 + 1024 }
+                return total + 1024
+            }
+            if count + save.records.count > ZoneLimits.maximumBatchRecords || bytes + size > ZoneLimits.saveBodyBudget { try await flush() }
+            part.append(save)
+            count += save.records.count
+            bytes += size
+        }
+        try await flush()
+        return results
+    }
+
+    private func saveInboxPart(_ part: [InboxSave]) async throws -> [InboxSaveResult] {
+        let output: ZoneWire.SaveToInboxesOutput = try await procedure(.saveToInboxes, ZoneWire.SaveToInboxesInput(
+            inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records.map(ZoneWire.RecordInput.init)) }))
+        guard output.inboxes.map(\.zoneId) == part.map(\.zoneId) else {
+            throw ZoneError(.invalidResponse, "saveToInboxes answered for other inboxes than it was sent")
+        }
+        return try output.inboxes.map { inbox in
+            if let name = inbox.error {
+                return InboxSaveResult(zoneId: inbox.zoneId, error: Self.error(name: name, message: inbox.message ?? "", status: 403))
+            }
+            return InboxSaveResult(zoneId: inbox.zoneId, records: try (inbox.records ?? []).map { try $0.record() })
+        }
+    }
+
     public func fetchChanges(zoneId: String, since: ZoneChangeToken?, limit: Int) async throws -> ZoneChangeBatch {
         try ZoneRules.checkZoneId(zoneId)
         try ZoneRules.checkLimit(limit)
@@ -250,9 +293,15 @@ public struct HTTPZoneStore: ZoneStore {
         guard let decoded = try? JSONDecoder().decode(XRPCErrorBody.self, from: body) else {
             return ZoneError(.server, "HTTP \(status) without an error body", httpStatus: status)
         }
-        let message = String(decoded.message.prefix(200))
+        return error(name: decoded.error, message: decoded.message, status: status)
+    }
+
+    /// The ``ZoneError`` for the contract's error `name` (`status`: the HTTP status it came
+    /// with, or the one the contract gives that name).
+    static func error(name: String, message: String, status: Int) -> ZoneError {
+        let message = String(message.prefix(200))
         let code: ZoneError.Code
-        switch decoded.error {
+        switch name {
         case "ZoneNotFound": code = .zoneNotFound
         case "RecordNotFound": code = .recordNotFound
         case "AssetNotFound": code = .assetNotFound
@@ -270,6 +319,6 @@ public struct HTTPZoneStore: ZoneStore {
             default: code = .server
             }
         }
-        return ZoneError(code, "\(decoded.error.prefix(64)): \(message)", httpStatus: status)
+        return ZoneError(code, "\(name.prefix(64)): \(message)", httpStatus: status)
     }
 }

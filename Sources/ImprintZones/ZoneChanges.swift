@@ -103,3 +103,25 @@ public struct ZoneCompaction: Sendable, Hashable {
     public var freedBytes: Int
     public var forgottenMessages: Int
 }
+
+/// Records for one inbox zone in a fan-out (`ZoneStore.saveToInboxes`).
+public struct InboxSave: Sendable, Hashable {
+    public var zoneId: String
+    public var records: [ZoneRecordDraft]
+    public init(zoneId: String, records: [ZoneRecordDraft]) {
+        self.zoneId = zoneId
+        self.records = records
+    }
+}
+
+/// What became of one inbox's records in a fan-out: saved, or refused with `error`.
+public struct InboxSaveResult: Sendable {
+    public var zoneId: String
+    public var records: [ZoneRecord] = []
+    public var error: ZoneError?
+    public init(zoneId: String, records: [ZoneRecord] = [], error: ZoneError? = nil) {
+        self.zoneId = zoneId
+        self.records = records
+        self.error = error
+    }
+}

@@ -15,6 +15,8 @@ public enum ZoneLimits {
     /// service accepts (`ZoneServiceConfiguration.maxRecordsPerSave`), so that a batch every
     /// store takes is one the server takes too (`ZoneChunker` splits by it).
     public static let maximumBatchRecords = 400
+    /// The encoded size a client keeps one save request under (the zone service takes 2 MiB).
+    static let saveBodyBudget = 3 << 19
     /// The most saves and deletes a folder zone's entry may hold when read: entries written
     /// before the batch limit was the service's (up to 1000) stay readable.
     static let maximumStoredBatchRecords = 1000

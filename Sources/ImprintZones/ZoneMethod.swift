@@ -4,6 +4,8 @@ enum ZoneMethod: String, CaseIterable, Sendable {
     case deleteRecords, subscribeZone, getUsage
     /// v1.1: epoch-tied compaction of a shared zone.
     case compactZone
+    /// v1.1: records for several inbox zones in one request (mailbox fan-out).
+    case saveToInboxes
 
     static let namespace = "app.imprint.zone"
 
@@ -16,7 +18,7 @@ enum ZoneMethod: String, CaseIterable, Sendable {
     /// Procedures are `POST`, queries `GET`.
     var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }

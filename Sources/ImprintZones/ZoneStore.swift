@@ -67,6 +67,11 @@ public protocol ZoneStore: Sendable {
 
     /// Compacts shared zone `zoneId` now, where the store can (see the default below).
     func compact(zoneId: String) async throws -> ZoneCompaction?
+
+    /// Saves records into several inbox zones (mailbox fan-out), each inbox as one
+    /// `saveRecords` with its own outcome: one inbox's refusal leaves the others saved. The
+    /// default saves the inboxes eight at a time; the zone service takes them in one request.
+    func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult]
 }
 
 extension ZoneStore {
@@ -80,6 +85,16 @@ extension ZoneStore {
     /// `compactZone`). nil from a store that has no such operation (a folder, memory): their
     /// records stay until deleted.
     public func compact(zoneId: String) async throws -> ZoneCompaction? { nil }
+
+    public func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult] {
+        try await concurrentMap(saves, width: 8) { save in
+            do {
+                return InboxSaveResult(zoneId: save.zoneId, records: try await self.saveRecords(zoneId: save.zoneId, save.records))
+            } catch let error as ZoneError {
+                return InboxSaveResult(zoneId: save.zoneId, error: error)
+            }
+        }
+    }
 
     /// The changes after `since`, 200 records per page (the zone API's default).
     public func fetchChanges(zoneId: String, since: ZoneChangeToken?) async throws -> ZoneChangeBatch {

@@ -103,6 +103,24 @@ enum ZoneWire {
         var records: [RecordView]
     }
 
+    struct SaveToInboxesInput: Codable, Sendable, Hashable {
+        struct Inbox: Codable, Sendable, Hashable {
+            var zoneId: String
+            var records: [RecordInput]
+        }
+        var inboxes: [Inbox]
+    }
+
+    struct SaveToInboxesOutput: Codable, Sendable, Hashable {
+        struct Inbox: Codable, Sendable, Hashable {
+            var zoneId: String
+            var records: [RecordView]?
+            var error: String?
+            var message: String?
+        }
+        var inboxes: [Inbox]
+    }
+
     struct FetchChangesOutput: Codable, Sendable, Hashable {
         var records: [RecordView]
         var changeToken: String

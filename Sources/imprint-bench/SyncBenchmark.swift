@@ -23,17 +23,19 @@ import ImprintSync
 ///   change set (client process and server process) and bytes stored per change set.
 /// - `compaction`: zone bytes after `--changes` change sets with and without epoch-tied
 ///   compaction, beside the document's full-history save (`SyncBenchmark+Compaction.swift`).
+/// - `mailbox`: a push to `--members` members with every copy saved into each recipient's
+///   inbox, against a push of the same payload to the shared zone only, same run.
 struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Encrypted co-editing over loopback: edit-to-visible latency, join time, sustained typing.")
 
-    enum Mode: String, ExpressibleByArgument, CaseIterable { case latency, join, sustained, compaction }
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case latency, join, sustained, compaction, mailbox }
 
-    @Argument(help: "latency | join | sustained | compaction") var mode: Mode
-    @Option(help: "latency: edits measured.") var edits = 1000
+    @Argument(help: "latency | join | sustained | compaction | mailbox") var mode: Mode
+    @Option(help: "latency, mailbox: edits measured.") var edits = 1000
     @Option(help: "join: the trace whose history the document holds.") var trace: String?
-    @Option(help: "sustained: members typing.") var members = 3
+    @Option(help: "sustained: members typing; mailbox: members of the document.") var members = 3
     @Option(help: "sustained: milliseconds between one member's pushes.") var intervalMs = 50
     @Option(help: "sustained: seconds of typing.") var seconds = 60
     @Option(help: "compaction: change sets pushed into each document.") var changes = 10_000
@@ -57,6 +59,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         case .sustained: fields = try await sustained(directory: directory, serverURL: process.url, serverPID: process.pid,
                                                       serverData: directory + "/server")
         case .compaction: fields = try await compaction(directory: directory, serverURL: process.url, serverData: directory + "/server")
+        case .mailbox: fields = try await mailbox(directory: directory, serverURL: process.url)
         }
         let all = [("mode", "\"\(mode.rawValue)\"")] + fields + [("load_avg_1m", Clock.format(SystemLoad.oneMinute()))]
         if json {

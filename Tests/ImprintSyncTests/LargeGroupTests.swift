@@ -2,6 +2,7 @@ import Foundation
 import ImprintServerTestSupport
 import ImprintSync
 import ImprintTestSupport
+import ImprintZones
 import Testing
 
 /// A group past CloudKit's 100 participants on a real server: one commit adds 149 members,
@@ -13,26 +14,9 @@ extension SyncSuites {
     static let members = ProcessInfo.processInfo.environment["IMPRINT_LARGE_GROUP_MEMBERS"].flatMap(Int.init) ?? 150
     static let writers = ProcessInfo.processInfo.environment["IMPRINT_LARGE_GROUP_WRITERS"].flatMap(Int.init) ?? 12
 
-    /// Runs `body` over `items`, at most `width` at a time, in order of completion.
+    /// Runs `body` over `items`, at most `width` at a time.
     static func forEach<T: Sendable, R: Sendable>(_ items: [T], width: Int = 6, _ body: @escaping @Sendable (T) async throws -> R) async throws -> [R] {
-        try await withThrowingTaskGroup(of: R.self) { group in
-            var results: [R] = []
-            var next = 0
-            for _ in 0..<min(width, items.count) {
-                let item = items[next]
-                group.addTask { try await body(item) }
-                next += 1
-            }
-            while let result = try await group.next() {
-                results.append(result)
-                if next < items.count {
-                    let item = items[next]
-                    group.addTask { try await body(item) }
-                    next += 1
-                }
-            }
-            return results
-        }
+        try await concurrentMap(items, width: width, body)
     }
 
     @Test(arguments: StoreKind.available)

@@ -104,6 +104,51 @@ import Testing
         }
     }
 
+    /// v1.1 `saveToInboxes`: one request, each inbox with its own outcome, in order.
+    @Test(arguments: StoreKind.available)
+    func oneFanOutRequestSavesEachInboxOnItsOwn(_ kind: StoreKind) async throws {
+        try await withZoneServer(kind) { server in
+            let fixture = try await SharedZoneFixture.make(on: server, members: 2)
+            let (sender, partner) = (fixture.members[0], fixture.members[1])
+            let stranger = server.client()
+            for owner in [fixture.owner, partner, stranger] { try await owner.createZone("inbox_\(owner.did)") }
+            let noInbox = server.client()
+            let copy = RecordToSave(recordName: "c-1.0", recordType: "change", fields: ["seq": .number(1)], assetData: Data("copy".utf8))
+            let output = try await sender.procedure(.saveToInboxes, SaveToInboxesInput(inboxes: [
+                .init(zoneId: "inbox_\(fixture.owner.did)", records: [copy]),
+                .init(zoneId: "inbox_\(stranger.did)", records: [copy]),
+                .init(zoneId: "inbox_\(noInbox.did)", records: [copy]),
+                .init(zoneId: "inbox_\(partner.did)", records: [copy]),
+            ]), as: SaveToInboxesOutput.self)
+            #expect(output.inboxes.map(\.zoneId) == ["inbox_\(fixture.owner.did)", "inbox_\(stranger.did)", "inbox_\(noInbox.did)", "inbox_\(partner.did)"])
+            #expect(output.inboxes.map { $0.records?.map(\.recordName) ?? [] } == [["c-1.0"], [], [], ["c-1.0"]])
+            #expect(output.inboxes.map(\.error) == [nil, "Forbidden", "ZoneNotFound", nil])
+            #expect(try await fixture.owner.fetch("inbox_\(fixture.owner.did)").records.map(\.recordName) == ["c-1.0"])
+            #expect(try await stranger.fetch("inbox_\(stranger.did)").records.isEmpty)
+            // When the first inbox refuses, the next one stores the shared bytes for the rest.
+            let second = RecordToSave(recordName: "c-2.0", recordType: "change", fields: ["seq": .number(2)], assetData: Data("copy-2".utf8))
+            let again = try await sender.procedure(.saveToInboxes, SaveToInboxesInput(inboxes: [
+                .init(zoneId: "inbox_\(noInbox.did)", records: [second]),
+                .init(zoneId: "inbox_\(partner.did)", records: [second]),
+                .init(zoneId: "inbox_\(fixture.owner.did)", records: [second]),
+            ]), as: SaveToInboxesOutput.self)
+            #expect(again.inboxes.map(\.error) == ["ZoneNotFound", nil, nil])
+            #expect(try await fixture.owner.fetch("inbox_\(fixture.owner.did)").records.map(\.recordName) == ["c-1.0", "c-2.0"])
+            let bytes = try await fixture.owner.asset("inbox_\(fixture.owner.did)", sha256Hex(Data("copy-2".utf8)))
+            #expect(bytes.body == Data("copy-2".utf8))
+            // Only inbox zones, each once; the same bytes stored once.
+            await expectServiceError(400, "InvalidRequest") {
+                try await sender.procedure(.saveToInboxes, SaveToInboxesInput(inboxes: [.init(zoneId: fixture.zoneId, records: [copy])]),
+                                           as: SaveToInboxesOutput.self)
+            }
+            await expectServiceError(400, "InvalidRequest") {
+                try await sender.procedure(.saveToInboxes, SaveToInboxesInput(inboxes: [
+                    .init(zoneId: "inbox_\(partner.did)", records: [copy]), .init(zoneId: "inbox_\(partner.did)", records: [copy]),
+                ]), as: SaveToInboxesOutput.self)
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func quotasRefuseUploadsAndSaves(_ kind: StoreKind) async throws {
         try await withZoneServer(kind, configure: { $0.quotaBytes = 1000 }) { server in

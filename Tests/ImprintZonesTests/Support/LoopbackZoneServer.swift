@@ -169,7 +169,7 @@ final class LoopbackZoneServer: Sendable {
                     }
                     try await writer.finish(nil)
                 })
-            case .getUsage, .compactZone:
+            case .getUsage, .compactZone, .saveToInboxes:
                 return try json(XRPCErrorBody(error: "MethodNotImplemented", message: "not in the loopback server"), status: .notImplemented)
             }
         } catch let error as ZoneError {

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import ImprintStore
+import ImprintSync
+import ImprintZones
+
+extension SyncBenchmark {
+    /// `mailbox`: the cost of mailbox delivery for one sender. One document of `--members`
+    /// members (added in one commit; each makes its inbox zone) with a mailbox threshold of 1,
+    /// and one of the same members without a threshold; the sharer pushes `--edits` small change
+    /// sets into each, alternately, and the time of each push is taken: `sendMessage`, the
+    /// shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
+    /// `saveToInboxes` request per 400 recipients). Requests and bytes per send follow from
+    /// what the push did.
+    func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
+        let count = max(2, members)
+        let sender = try await BenchMember.make("sender", directory: directory, serverURL: serverURL)
+        var others: [BenchMember] = []
+        for index in 1..<count {
+            others.append(try await BenchMember.make("r\(index)", directory: directory, serverURL: serverURL))
+        }
+        if !json { FileHandle.standardError.write(Data("mailbox: \(count) identities\n".utf8)) }
+        // Each recipient's inbox exists before the run (a member makes it when its client
+        // first sees the group past the threshold).
+        for member in others { _ = try? await member.account.zones.createZone("inbox_\(member.account.did)", convoId: nil) }
+
+        func document(_ name: String, threshold: Int?) async throws -> SharedDocument {
+            let path = directory + "/\(name).imprint"
+            _ = try DocumentBundle.create(at: path, device: sender.device, title: name)
+            let doc = try await SharedDocument.share(bundleAt: path, device: sender.device, account: sender.account,
+                                                     mailboxThreshold: threshold)
+            try await doc.invite(others.map(\.account.did))
+            return doc
+        }
+        let mailboxDoc = try await document("mailbox", threshold: 1)
+        let sharedDoc = try await document("shared", threshold: nil)
+        if !json { FileHandle.standardError.write(Data("mailbox: both documents shared with \(count) members\n".utf8)) }
+
+        var mailboxMs: [Double] = [], sharedMs: [Double] = []
+        var payloadBytes: [Int] = []
+        for index in 0..<edits {
+            for (doc, isMailbox) in [(mailboxDoc, true), (sharedDoc, false)] {
+                let word = "w\(index) "
+                try await doc.edit { bundle in try bundle.insert(word, at: 0) }
+                let start = ContinuousClock.now
+                let report = try await doc.push()
+                let ms = Self.milliseconds(ContinuousClock.now - start)
+                if isMailbox {
+                    mailboxMs.append(ms)
+                    payloadBytes.append(report.bytes)
+                } else {
+                    sharedMs.append(ms)
+                }
+            }
+        }
+        let pending = await mailboxDoc.status().inboxCopiesPending
+        guard pending == 0 else { throw ValidationError("mailbox: \(pending) inbox copies still pending") }
+        // Every recipient's inbox holds every message.
+        let probe = others[others.count / 2]
+        let held = try await probe.account.zones.fetchChanges(zoneId: "inbox_\(probe.account.did)", since: nil, limit: 1000).records.count
+        let payload = Clock.median(payloadBytes.map(Double.init))
+        let recipients = count - 1
+        return [
+            ("members", "\(count)"), ("edits", "\(edits)"),
+            ("mailbox_push_p50_ms", Clock.format(Clock.median(mailboxMs))),
+            ("mailbox_push_p99_ms", Clock.format(Self.percentile(mailboxMs, 0.99))),
+            ("shared_push_p50_ms", Clock.format(Clock.median(sharedMs))),
+            ("shared_push_p99_ms", Clock.format(Self.percentile(sharedMs, 0.99))),
+            ("ratio_p50", Clock.format(Clock.median(mailboxMs) / Clock.median(sharedMs))),
+            ("payload_bytes", Clock.format(payload)),
+            // sendMessage, the shared-zone save, one saveToInboxes per 400 recipients.
+            ("mailbox_requests_per_send", "\(2 + (recipients + 399) / 400)"), ("shared_requests_per_send", "2"),
+            ("mailbox_bytes_per_send", Clock.format(payload * Double(1 + recipients))), ("shared_bytes_per_send", Clock.format(payload)),
+            ("probe_inbox_records", "\(held)"),
+        ]
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
