@@ -39,12 +39,15 @@ import Testing
     @Test(arguments: StoreKind.available)
     func theServerPurgesOldEventsByItself(kind: StoreKind) async throws {
         try await withServer(kind, configure: {
-            $0.eventRetention = .milliseconds(300)
+            $0.eventRetention = .seconds(3)
             $0.eventRetentionSweep = .milliseconds(100)
         }) { server in
+            let start = ContinuousClock.now
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
-            #expect(try await StoreOnceTests.count(server, "events") > 0)
-            let deadline = ContinuousClock.now + .seconds(30)
+            let written = try await StoreOnceTests.count(server, "events")
+            // Under heavy load the sweep may already have taken them; only a quick setup proves they were there.
+            if ContinuousClock.now - start < .seconds(2) { #expect(written > 0) }
+            let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline, try await StoreOnceTests.count(server, "events") > 0 {
                 try await Task.sleep(for: .milliseconds(50))
             }
