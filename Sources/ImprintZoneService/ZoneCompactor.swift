@@ -20,6 +20,8 @@ final class ZoneCompactor: Sendable {
                             "records": "\(run.deletedRecords)", "bytes": "\(run.freedBytes)", "messages": "\(run.forgottenMessages)",
                         ])
                     }
+                } catch is CancellationError {
+                    return  // stopping
                 } catch {
                     logger.warning("compaction failed", metadata: ["error": "\(error)"])
                 }
