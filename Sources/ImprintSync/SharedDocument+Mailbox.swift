@@ -153,8 +153,9 @@ extension SharedDocument {
         if readsInbox {
             let inbox = MailboxPolicy.inbox(of: did)
             do {
-                if let ciphertext = try await Self.fetchPayload(seq: seq, convoId: convoId, account: account, zoneId: inbox) {
-                    inboxRead.append(seq)
+                if let chunks = try await Self.payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: inbox) {
+                    let ciphertext = try await chunks.assemble(from: account.zones, zoneId: inbox)
+                    inboxRead += chunks.records.map(\.recordName)
                     return ciphertext
                 }
             } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
@@ -164,21 +165,15 @@ extension SharedDocument {
         return try await fetchPayload(seq: seq, hash: hash)
     }
 
-    /// Deletes the inbox copies this pull read, after what they carried is durable.
+    /// Deletes the inbox copies this pull read, after what they carried is durable, as many
+    /// names per request as a zone takes.
     func clearReadInbox() async throws {
         guard !inboxRead.isEmpty else { return }
-        let inbox = MailboxPolicy.inbox(of: did)
-        var names: [String] = []
-        for seq in inboxRead {
-            let base = Self.recordBase(convoId: convoId, seq: seq)
-            if let first = try? await account.zones.record(zoneId: inbox, named: ZoneChunker.recordName(baseName: base, index: 0)) {
-                let count = max(1, first.fields.chunkCount ?? 1)
-                names += (0..<count).map { ZoneChunker.recordName(baseName: base, index: $0) }
-            }
-        }
+        let inbox = MailboxPolicy.inbox(of: did), names = inboxRead
         inboxRead = []
-        for start in stride(from: 0, to: names.count, by: 1000) {
-            _ = try await account.zones.deleteRecords(zoneId: inbox, names: Array(names[start..<min(start + 1000, names.count)]))
+        for start in stride(from: 0, to: names.count, by: ZoneLimits.maximumBatchRecords) {
+            let part = Array(names[start..<min(start + ZoneLimits.maximumBatchRecords, names.count)])
+            _ = try await account.zones.deleteRecords(zoneId: inbox, names: part)
         }
     }
 }

@@ -314,7 +314,14 @@ extension SharedDocument {
     /// The whole ciphertext of message `seq` from the chunk records of `zoneId` (default: the
     /// document's shared zone), or nil if they are not all there.
     static func fetchPayload(seq: Int, convoId: String, account: SyncAccount, zoneId: String? = nil) async throws -> [UInt8]? {
-        let base = recordBase(convoId: convoId, seq: seq), zoneId = zoneId ?? "doc_\(convoId)"
+        let zoneId = zoneId ?? "doc_\(convoId)"
+        guard let chunks = try await payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: zoneId) else { return nil }
+        return try await chunks.assemble(from: account.zones, zoneId: zoneId)
+    }
+
+    /// The chunk records of message `seq` in `zoneId`, checked, or nil if they are not all there.
+    static func payloadChunks(seq: Int, convoId: String, account: SyncAccount, zoneId: String) async throws -> PayloadChunks? {
+        let base = recordBase(convoId: convoId, seq: seq)
         let first: ZoneRecord
         do {
             first = try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: 0))
@@ -337,7 +344,7 @@ extension SharedDocument {
         guard chunks.size <= account.options.maximumPayloadBytes else {
             throw SyncError(.invalidPayload, "seq \(seq) is \(chunks.size) bytes, over the limit")
         }
-        return try await chunks.assemble(from: account.zones, zoneId: zoneId)
+        return chunks
     }
 
     // MARK: Commits

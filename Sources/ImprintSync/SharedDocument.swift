@@ -60,8 +60,8 @@ public actor SharedDocument {
     /// The newest presence update delivered per member, and how many were dropped.
     var presenceSeen: [String: Date] = [:]
     var presenceDropped = 0
-    /// Seqs this pull read from this member's inbox (deleted there at its end).
-    var inboxRead: [Int] = []
+    /// The records this pull read from this member's inbox (deleted there at its end).
+    var inboxRead: [String] = []
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

@@ -100,6 +100,27 @@ extension SyncSuites {
         }
     }
 
+    /// More copies than one `deleteRecords` takes (400) read in one pull are all cleared.
+    /// The client-side batching is what is tested, so SQLite alone.
+    @Test func aPullThatReadsManyCopiesClearsThemAll() async throws {
+        try await SyncTestServer.with(.sqlite) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            try alice.createBundle(text: "")
+            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                          mailboxThreshold: 1)
+            try await aliceDoc.invite([bob.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+            for n in 0..<(ZoneLimits.maximumBatchRecords + 5) {
+                try alice.edit { try $0.insert("\(n) ", at: 0) }
+                try await aliceDoc.push()
+            }
+            #expect(try await Self.inbox(bob).count == ZoneLimits.maximumBatchRecords + 5)
+            _ = try await bobDoc.pull()
+            #expect(try bob.text() == alice.text())
+            #expect(try await Self.inbox(bob).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func aFailedInboxCopyIsRetriedAfterARestart(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
