@@ -61,6 +61,16 @@ extension SharedDocument {
     /// What became of one inbox copy.
     enum InboxOutcome: Sendable {
         case saved, gone, failed
+
+        /// A refusal by an inbox that does not exist or will not take this member's copies
+        /// (the recipient never made one, or left) is final; anything else is retried.
+        init(refusal error: any Error) {
+            guard let zone = error as? ZoneError, zone.code == .zoneNotFound || zone.code == .forbidden else {
+                self = .failed
+                return
+            }
+            self = .gone
+        }
     }
 
     /// Saves every queued inbox copy (`saveInline`, `saveChunked`). A copy whose
@@ -96,10 +106,7 @@ extension SharedDocument {
     /// service takes them in one request: `saveToInboxes`).
     func saveInline(_ ciphertext: [UInt8], hash: String, to dids: [String], baseName: String,
                     fields: ZoneRecordFields) async throws -> [(String, InboxOutcome)] {
-        var chunk = fields
-        (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, hash)
-        let draft = ZoneRecordDraft(recordName: ZoneChunker.recordName(baseName: baseName, index: 0), recordType: "change",
-                                    fields: chunk, asset: .inline(ciphertext))
+        let draft = Self.inlineRecord(ciphertext, hash: hash, baseName: baseName, fields: fields)
         let results: [InboxSaveResult]
         do {
             results = try await account.zones.saveToInboxes(dids.map { InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: [draft]) })
@@ -110,7 +117,7 @@ extension SharedDocument {
         return dids.map { did in
             guard let result = byZone[MailboxPolicy.inbox(of: did)] else { return (did, .failed) }
             guard let error = result.error else { return (did, .saved) }
-            return (did, error.code == .zoneNotFound || error.code == .forbidden ? .gone : .failed)
+            return (did, InboxOutcome(refusal: error))
         }
     }
 
@@ -123,27 +130,30 @@ extension SharedDocument {
                 try await Self.saveCopy(ciphertext, hash: hash, to: zones, zoneId: MailboxPolicy.inbox(of: did),
                                         baseName: baseName, fields: fields)
                 return (did, InboxOutcome.saved)
-            } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
-                return (did, .gone)
             } catch {
-                return (did, .failed)
+                return (did, InboxOutcome(refusal: error))
             }
         }
     }
 
-    /// One message's chunk records in `zoneId`, as in the shared zone (same names and fields).
+    /// One message's chunk records in `zoneId`: the shared zone's at sending, an inbox's
+    /// copy (same names and fields). A small message is one record with its bytes inline.
     static func saveCopy(_ ciphertext: [UInt8], hash: String, to zones: any ZoneStore, zoneId: String,
                          baseName: String, fields: ZoneRecordFields) async throws {
         if ciphertext.count <= ZoneLimits.inlineAssetBytes {
-            var chunk = fields
-            (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, hash)
-            _ = try await zones.saveRecords(zoneId: zoneId, [ZoneRecordDraft(
-                recordName: ZoneChunker.recordName(baseName: baseName, index: 0), recordType: "change", fields: chunk,
-                asset: .inline(ciphertext))])
+            _ = try await zones.saveRecords(zoneId: zoneId, [inlineRecord(ciphertext, hash: hash, baseName: baseName, fields: fields)])
         } else {
             _ = try await ZoneChunker().upload(ciphertext, to: zones, zoneId: zoneId, baseName: baseName,
                                                recordType: "change", fields: fields)
         }
+    }
+
+    /// A message small enough to travel inline as its one chunk record.
+    static func inlineRecord(_ ciphertext: [UInt8], hash: String, baseName: String, fields: ZoneRecordFields) -> ZoneRecordDraft {
+        var chunk = fields
+        (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, hash)
+        return ZoneRecordDraft(recordName: ZoneChunker.recordName(baseName: baseName, index: 0), recordType: "change",
+                               fields: chunk, asset: .inline(ciphertext))
     }
 
     /// The ciphertext of message `seq` as a receiver gets it: from this member's inbox when

@@ -99,17 +99,7 @@ extension SharedDocument {
         state.lastSentSeq = max(state.lastSentSeq, seq)
         let base = Self.recordBase(convoId: convoId, seq: seq)
         let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(message.epoch), seq: Int64(seq))
-        if message.ciphertext.count <= ZoneLimits.inlineAssetBytes {
-            // One call: the record with its asset inline.
-            var chunk = fields
-            (chunk.chunkIndex, chunk.chunkCount, chunk.payloadHash) = (0, 1, message.hash)
-            _ = try await account.zones.saveRecords(zoneId: zoneId, [ZoneRecordDraft(
-                recordName: ZoneChunker.recordName(baseName: base, index: 0), recordType: "change", fields: chunk,
-                asset: .inline(message.ciphertext))])
-        } else {
-            _ = try await ZoneChunker().upload(message.ciphertext, to: account.zones, zoneId: zoneId, baseName: base,
-                                               recordType: "change", fields: fields)
-        }
+        try await Self.saveCopy(message.ciphertext, hash: message.hash, to: account.zones, zoneId: zoneId, baseName: base, fields: fields)
         let delivered = message.heads.compactMap(ChangeHash.init(hex:)) + state.sharedHeads.compactMap(ChangeHash.init(hex:))
         state.sharedHeads = try bundle.document.heads(of: delivered.filter { bundle.document.contains($0) }).map(\.hex)
         try saveState()

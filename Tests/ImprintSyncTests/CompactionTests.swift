@@ -16,16 +16,8 @@ extension SyncSuites {
 @Suite struct CompactionTests {
     /// The live change and commit records of the shared zone, by seq, as a member reads them.
     static func changeRecordSeqs(_ doc: SharedDocument, _ person: Person) async throws -> [Int64] {
-        var seqs: [Int64] = []
-        var token: ZoneChangeToken?
-        while true {
-            let batch = try await person.account.zones.fetchChanges(zoneId: "doc_\(doc.convoId)", since: token, limit: 1000)
-            for record in batch.records where !record.deleted && ["change", "commit"].contains(record.recordType) {
-                if let seq = record.fields.seq { seqs.append(seq) }
-            }
-            token = batch.changeToken
-            if !batch.moreComing { return seqs.sorted() }
-        }
+        try await person.liveRecords(in: "doc_\(doc.convoId)")
+            .filter { ["change", "commit"].contains($0.recordType) }.compactMap(\.fields.seq).sorted()
     }
 
     @Test(arguments: StoreKind.available)

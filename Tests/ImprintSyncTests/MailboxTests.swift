@@ -13,19 +13,7 @@ extension SyncSuites {
 @Suite struct MailboxTests {
     /// Live records of `person`'s inbox, by name (the owner reads its inbox).
     static func inbox(_ person: Person) async throws -> [String] {
-        var names: [String] = []
-        var token: ZoneChangeToken?
-        while true {
-            let batch: ZoneChangeBatch
-            do {
-                batch = try await person.account.zones.fetchChanges(zoneId: "inbox_\(person.did)", since: token, limit: 1000)
-            } catch let error as ZoneError where error.code == .zoneNotFound {
-                return []
-            }
-            names += batch.records.filter { !$0.deleted }.map(\.recordName)
-            token = batch.changeToken
-            if !batch.moreComing { return names.sorted() }
-        }
+        try await person.liveRecords(in: "inbox_\(person.did)").map(\.recordName).sorted()
     }
 
     @Test(arguments: StoreKind.available)

@@ -95,6 +95,24 @@ struct Person: Sendable {
         try await SharedDocument.open(bundleAt: bundlePath, device: device, account: account)
     }
 
+    /// The live records of zone `zoneId` as this person reads them, every page; none when the
+    /// zone does not exist.
+    func liveRecords(in zoneId: String) async throws -> [ImprintZones.ZoneRecord] {
+        var records: [ImprintZones.ZoneRecord] = []
+        var token: ZoneChangeToken?
+        while true {
+            let batch: ZoneChangeBatch
+            do {
+                batch = try await account.zones.fetchChanges(zoneId: zoneId, since: token, limit: 1000)
+            } catch let error as ZoneError where error.code == .zoneNotFound {
+                return []
+            }
+            records += batch.records.filter { !$0.deleted }
+            token = batch.changeToken
+            if !batch.moreComing { return records }
+        }
+    }
+
     /// The body text of their bundle as a fresh reader sees it.
     func text() throws -> String {
         try DocumentBundle.open(at: bundlePath, device: device).text()
