@@ -29,6 +29,8 @@ public protocol DeliveryService: Sendable {
     func markCheckpoint(convoId: String, seq: Int) async throws
     /// v1.3: the members' cursors and the convo's compaction point.
     func getCursors(convoId: String) async throws -> GetCursorsOutput
+    /// Where this DID's records go (`recipients[].storage` of everyone's `sendMessage`).
+    func registerStorage(_ provider: StorageProvider) async throws
 }
 
 extension DeliveryClient: DeliveryService {}

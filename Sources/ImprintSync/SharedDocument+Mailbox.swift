@@ -3,43 +3,119 @@ import ImprintDelivery
 import ImprintMLS
 import ImprintZones
 
-/// Mailbox delivery: past a member count the sharer chooses (`share(…, mailboxThreshold:)`,
-/// `imprint share --mailbox-threshold N`), every message is also saved into each recipient's
-/// inbox zone `inbox_<did>`, and recipients read their inbox first.
+/// Mailbox delivery: a copy of every message goes into each recipient's inbox zone
+/// `inbox_<did>` when that recipient registered storage of its own (`registerStorage`: an
+/// inbox on its own zone server, or on the document's), or when the group has more members
+/// than the document's threshold (`share(…, mailboxThreshold:)`, `imprint share
+/// --mailbox-threshold N`) or than its zone store's participant limit
+/// (`ZoneStore.participantLimit`); recipients read their inbox first.
 ///
 /// The shared zone is still written once per message: joiners start from it, compaction works
-/// on it, and a recipient whose inbox copy is missing falls back to it. So the inbox is an
-/// additional path, not a replacement, and a switch in either direction (members joining or
-/// leaving across the threshold, the threshold changing) loses nothing; receivers handle each
-/// seq once, whichever zone it came from (the Delivery Service's order is the only order).
-/// What the inbox is for: a store that cannot share one zone with everyone (CloudKit shares
-/// stop at 100 participants) and, next, members who keep their records with a provider of
-/// their own (`registerStorage`).
+/// on it, and a recipient whose inbox copy is missing (or whose inbox server is down) falls
+/// back to it. So the inbox is an additional path, not a replacement, and a switch in either
+/// direction (members joining or leaving across the threshold, the threshold changing, a
+/// member registering storage) loses nothing; receivers handle each seq once, whichever zone
+/// it came from (the Delivery Service's order is the only order). What the inbox is for: a
+/// store that cannot share one zone with everyone (CloudKit shares stop at 100
+/// participants), and members who keep their records with a provider of their own.
 enum MailboxPolicy {
-    /// Whether a document of `members` members (the sender included) delivers to inboxes.
-    static func applies(threshold: Int?, members: Int) -> Bool {
-        guard let threshold else { return false }
-        return members > threshold
+    /// Whether a document of `members` members (the sender included) delivers to inboxes:
+    /// past its threshold, or past the participant limit its zone store declares.
+    static func applies(threshold: Int?, limit: Int? = nil, members: Int) -> Bool {
+        guard let bound = [threshold, limit].compactMap({ $0 }).min() else { return false }
+        return members > bound
     }
 
     static func inbox(of did: String) -> String { "inbox_\(did)" }
 
     /// Chunked copies (messages over the inline limit) go to at most this many inboxes at a
     /// time, so one slow inbox never holds the others and a group of hundreds does not open
-    /// hundreds of connections. Small copies go in one `saveToInboxes` request.
+    /// hundreds of connections. Small copies go in one `saveToInboxes` request per server.
     static let parallelSaves = 8
+
+    /// A copy that failed this many times is given up (its recipient reads the shared zone).
+    static let maximumAttempts = 20
+
+    /// Who of `recipients` gets a copy of a message, by server: nil is the document's server
+    /// (`serverURL`), other endpoints are recipients' own. A recipient that registered a
+    /// `zone-http` endpoint gets one always; the others only past the threshold.
+    static func copies(for recipients: [Recipient], threshold: Int?, limit: Int?,
+                       serverURL: String) -> [(endpoint: String?, dids: [String])] {
+        let home = StorageRegistration.canonical(serverURL)
+        let pastThreshold = applies(threshold: threshold, limit: limit, members: recipients.count + 1)
+        var onHome: [String] = [], elsewhere: [String: [String]] = [:]
+        for recipient in recipients {
+            if recipient.storage.type == "zone-http", let endpoint = recipient.storage.endpoint.map(StorageRegistration.canonical) {
+                if endpoint == home { onHome.append(recipient.did) } else { elsewhere[endpoint, default: []].append(recipient.did) }
+            } else if pastThreshold {
+                onHome.append(recipient.did)
+            }
+        }
+        return (onHome.isEmpty ? [] : [(nil, onHome)]) + elsewhere.keys.sorted().map { ($0, elsewhere[$0]!) }
+    }
+}
+
+/// Where one server's inbox copies go: its zone client and, for a server of the recipients'
+/// own, the inbox write capability of each recipient in the sender's current epoch.
+struct InboxTarget: Sendable {
+    var zones: any ZoneStore
+    /// The client that presents capabilities (recipients' own servers only).
+    var foreign: HTTPZoneStore?
+    var capabilities: [String: String] = [:]
+
+    /// The client that writes into `did`'s inbox.
+    func zones(for did: String) -> any ZoneStore {
+        guard let foreign else { return zones }
+        return foreign.presenting(inboxCapability: capabilities[did])
+    }
 }
 
 extension SharedDocument {
-    /// Whether this member reads its inbox (the document is past its threshold as this
-    /// member's group has it).
-    var readsInbox: Bool { MailboxPolicy.applies(threshold: state.mailboxThreshold, members: group.members.count) }
+    /// Whether this member reads an inbox: it registered storage of its own, or the document
+    /// is past its threshold as this member's group has it.
+    var readsInbox: Bool {
+        account.storage?.endpoint != nil
+            || MailboxPolicy.applies(threshold: state.mailboxThreshold, limit: account.zones.participantLimit, members: group.members.count)
+    }
 
-    /// Creates this member's inbox zone once mailbox delivery applies to it (idempotent).
+    /// The zone client of the server this member's inbox is on.
+    func ownInboxZones() async throws -> any ZoneStore {
+        guard let endpoint = account.foreignInboxEndpoint else { return account.zones }
+        return try await account.endpoints.store(at: endpoint)
+    }
+
+    /// Creates this member's inbox zone once it reads one (idempotent) and, on a server of its
+    /// own, registers the current epoch's write capability there (`InboxCapability`), which
+    /// revokes the previous epoch's. A server of its own that is down is tried again at the
+    /// next pull: meanwhile senders keep their copies and this member reads the shared zone.
     func ensureInbox() async throws {
-        guard readsInbox, !state.inboxCreated else { return }
+        guard readsInbox else { return }
+        let inbox = MailboxPolicy.inbox(of: did)
+        if let endpoint = account.foreignInboxEndpoint {
+            do {
+                let zones = try await account.endpoints.store(at: endpoint)
+                if state.inboxEndpoint != endpoint {
+                    do {
+                        _ = try await zones.createZone(inbox, convoId: nil)
+                    } catch let error as ZoneError where error.code == .zoneExists {}
+                    state.inboxEndpoint = endpoint
+                    try saveState()
+                }
+                let registered = "\(endpoint) \(group.epoch)"
+                if state.inboxCapabilityRegistered != registered {
+                    let keyHash = InboxCapability.keyHash(try inboxCapability(of: did))
+                    try await zones.putInboxCapability(zoneId: inbox, name: convoId, keyHash: keyHash)
+                    state.inboxCapabilityRegistered = registered
+                    try saveState()
+                }
+            } catch let error as ZoneError where error.code == .transport {
+                return
+            }
+            return
+        }
+        guard !state.inboxCreated else { return }
         do {
-            _ = try await account.zones.createZone(MailboxPolicy.inbox(of: did), convoId: nil)
+            _ = try await account.zones.createZone(inbox, convoId: nil)
         } catch let error as ZoneError where error.code == .zoneExists {
             // Made by an earlier run, or for another document: one inbox per identity.
         }
@@ -47,13 +123,17 @@ extension SharedDocument {
         try saveState()
     }
 
-    /// Queues the inbox copies of message `seq` for `recipients` (when the document is past
-    /// its threshold) and saves them; `ciphertext` is the message, at hand right after
-    /// sending. Copies that fail stay queued in the sync state and are retried from the shared
-    /// zone's record at the next push or pull.
-    func queueInboxCopies(seq: Int, epoch: UInt64, hash: String, recipients: [String], ciphertext: [UInt8]) async throws {
-        guard MailboxPolicy.applies(threshold: state.mailboxThreshold, members: recipients.count + 1), !recipients.isEmpty else { return }
-        state.inboxPending.append(SyncState.InboxDelivery(seq: seq, epoch: epoch, hash: hash, dids: recipients))
+    /// Queues the inbox copies of message `seq` for those of `recipients` who get one
+    /// (`MailboxPolicy.copies`) and saves them; `ciphertext` is the message, at hand right
+    /// after sending. Copies that fail stay queued in the sync state and are retried from the
+    /// shared zone's record at the next push or pull.
+    func queueInboxCopies(seq: Int, epoch: UInt64, hash: String, recipients: [Recipient], ciphertext: [UInt8]) async throws {
+        let copies = MailboxPolicy.copies(for: recipients, threshold: state.mailboxThreshold, limit: account.zones.participantLimit,
+                                          serverURL: account.serverURL)
+        guard !copies.isEmpty else { return }
+        for copy in copies {
+            state.inboxPending.append(SyncState.InboxDelivery(seq: seq, epoch: epoch, hash: hash, dids: copy.dids, endpoint: copy.endpoint))
+        }
         try saveState()
         try await deliverInboxCopies(known: [seq: ciphertext])
     }
@@ -62,10 +142,13 @@ extension SharedDocument {
     enum InboxOutcome: Sendable {
         case saved, gone, failed
 
-        /// A refusal by an inbox that does not exist or will not take this member's copies
-        /// (the recipient never made one, or left) is final; anything else is retried.
-        init(refusal error: any Error) {
-            guard let zone = error as? ZoneError, zone.code == .zoneNotFound || zone.code == .forbidden else {
+        /// A refusal by an inbox that does not exist is final, and so is one by an inbox on
+        /// the document's server that will not take this member's copies (the recipient left).
+        /// A server of the recipient's own refuses a capability it has not registered yet (the
+        /// recipient has not seen the new epoch): tried again. Anything else is retried.
+        init(refusal error: any Error, foreign: Bool) {
+            guard let zone = error as? ZoneError,
+                  zone.code == .zoneNotFound || (zone.code == .forbidden && !foreign) else {
                 self = .failed
                 return
             }
@@ -73,28 +156,51 @@ extension SharedDocument {
         }
     }
 
-    /// Saves every queued inbox copy (`saveInline`, `saveChunked`). A copy whose
-    /// inbox does not exist or refuses this member (the recipient never made one, or left)
-    /// is dropped: that recipient reads the shared zone. Others that fail stay queued.
+    /// Saves every queued inbox copy: for each message, the copies to each server at once
+    /// (`saveInline`, `saveChunked`), so a slow or unreachable server holds up only its own.
+    /// Copies for members no longer in the group, or who processed the seq already, are
+    /// dropped; so is a copy whose inbox does not
+    /// exist or refuses for good (that recipient reads the shared zone), and one that failed
+    /// `MailboxPolicy.maximumAttempts` times. Others that fail stay queued.
     func deliverInboxCopies(known: [Int: [UInt8]] = [:]) async throws {
         guard !state.inboxPending.isEmpty else { return }
+        let members = Set(try MemberCredential.roster(of: group).values)
+        // A retried copy is of no use to a recipient who has processed its seq meanwhile (read
+        // from the shared zone while its inbox was unreachable): asked once per round.
+        var processed: [String: Int] = [:]
+        if state.inboxPending.contains(where: { known[$0.seq] == nil }),
+           let cursors = try? await account.delivery.getCursors(convoId: convoId) {
+            processed = Dictionary(cursors.cursors.map { ($0.did, $0.processedSeq) }, uniquingKeysWith: max)
+        }
         var remaining: [SyncState.InboxDelivery] = []
-        for delivery in state.inboxPending {
-            var ciphertext = known[delivery.seq]
-            if ciphertext == nil { ciphertext = try await Self.fetchPayload(seq: delivery.seq, convoId: convoId, account: account) }
+        var order: [Int] = [], bySeq: [Int: [SyncState.InboxDelivery]] = [:]
+        for var delivery in state.inboxPending {
+            delivery.dids = delivery.dids.filter { members.contains($0) && processed[$0, default: 0] < delivery.seq }
+            guard !delivery.dids.isEmpty else { continue }
+            if bySeq[delivery.seq] == nil { order.append(delivery.seq) }
+            bySeq[delivery.seq, default: []].append(delivery)
+        }
+        for seq in order {
+            let deliveries = bySeq[seq]!
+            var ciphertext = known[seq]
+            if ciphertext == nil { ciphertext = try await Self.fetchPayload(seq: seq, convoId: convoId, account: account) }
             guard let ciphertext else {
-                remaining.append(delivery)  // not readable from the shared zone right now
+                remaining += deliveries  // not readable from the shared zone right now
                 continue
             }
-            let base = Self.recordBase(convoId: convoId, seq: delivery.seq)
-            let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(delivery.epoch), seq: Int64(delivery.seq))
-            let outcomes = ciphertext.count <= ZoneLimits.inlineAssetBytes
-                ? try await saveInline(ciphertext, hash: delivery.hash, to: delivery.dids, baseName: base, fields: fields)
-                : try await saveChunked(ciphertext, hash: delivery.hash, to: delivery.dids, baseName: base, fields: fields)
-            let failed = outcomes.filter { if case .failed = $0.1 { true } else { false } }.map(\.0)
-            if !failed.isEmpty {
+            var targets: [InboxTarget?] = []
+            for delivery in deliveries { targets.append(try await inboxTarget(for: delivery)) }
+            let work = Array(zip(deliveries, targets)), convoId = convoId
+            let outcomes = try await concurrentMap(work, width: MailboxPolicy.parallelSaves) { delivery, target in
+                guard let target else { return delivery.dids.map { ($0, InboxOutcome.failed) } }  // its server did not answer
+                return try await Self.saveCopies(ciphertext, delivery: delivery, convoId: convoId, target: target)
+            }
+            for (delivery, results) in zip(deliveries, outcomes) {
+                let failed = results.filter { if case .failed = $0.1 { true } else { false } }.map(\.0)
+                guard !failed.isEmpty, delivery.failures + 1 < MailboxPolicy.maximumAttempts else { continue }
                 var left = delivery
                 left.dids = delivery.dids.filter(failed.contains)
+                left.failures += 1
                 remaining.append(left)
             }
         }
@@ -102,36 +208,54 @@ extension SharedDocument {
         try saveState()
     }
 
-    /// A small message's copies: one record per inbox, all in one fan-out call (the zone
-    /// service takes them in one request: `saveToInboxes`).
-    func saveInline(_ ciphertext: [UInt8], hash: String, to dids: [String], baseName: String,
-                    fields: ZoneRecordFields) async throws -> [(String, InboxOutcome)] {
-        let draft = Self.inlineRecord(ciphertext, hash: hash, baseName: baseName, fields: fields)
-        let results: [InboxSaveResult]
+    /// The write capability of `owner`'s inbox on a server of its own, in this member's epoch.
+    func inboxCapability(of owner: String) throws -> String { try InboxCapability.value(for: owner, in: group) }
+
+    /// The target of `delivery`'s copies, or nil when the recipients' own server cannot be reached.
+    func inboxTarget(for delivery: SyncState.InboxDelivery) async throws -> InboxTarget? {
+        guard let endpoint = delivery.endpoint else { return InboxTarget(zones: account.zones) }
+        let foreign: HTTPZoneStore
         do {
-            results = try await account.zones.saveToInboxes(dids.map { InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: [draft]) })
+            foreign = try await account.endpoints.store(at: endpoint)
         } catch {
-            return dids.map { ($0, .failed) }  // the request itself failed: every copy is retried
+            return nil
         }
-        let byZone = Dictionary(results.map { ($0.zoneId, $0) }, uniquingKeysWith: { first, _ in first })
-        return dids.map { did in
-            guard let result = byZone[MailboxPolicy.inbox(of: did)] else { return (did, .failed) }
-            guard let error = result.error else { return (did, .saved) }
-            return (did, InboxOutcome(refusal: error))
-        }
+        var capabilities: [String: String] = [:]
+        for did in delivery.dids { capabilities[did] = try inboxCapability(of: did) }
+        return InboxTarget(zones: foreign, foreign: foreign, capabilities: capabilities)
     }
 
-    /// A large message's copies: its chunks uploaded into each inbox, eight inboxes at a time.
-    func saveChunked(_ ciphertext: [UInt8], hash: String, to dids: [String], baseName: String,
-                     fields: ZoneRecordFields) async throws -> [(String, InboxOutcome)] {
-        let zones = account.zones
-        return try await concurrentMap(dids, width: MailboxPolicy.parallelSaves) { did in
+    /// One message's copies for one server's recipients: a small message in one fan-out
+    /// request (`saveToInboxes`), a large one chunk by chunk, eight inboxes at a time.
+    static func saveCopies(_ ciphertext: [UInt8], delivery: SyncState.InboxDelivery, convoId: String,
+                           target: InboxTarget) async throws -> [(String, InboxOutcome)] {
+        let baseName = recordBase(convoId: convoId, seq: delivery.seq)
+        let fields = ZoneRecordFields(convoId: convoId, epoch: Int64(delivery.epoch), seq: Int64(delivery.seq))
+        let foreign = target.foreign != nil
+        if ciphertext.count <= ZoneLimits.inlineAssetBytes {
+            let draft = inlineRecord(ciphertext, hash: delivery.hash, baseName: baseName, fields: fields)
+            let results: [InboxSaveResult]
             do {
-                try await Self.saveCopy(ciphertext, hash: hash, to: zones, zoneId: MailboxPolicy.inbox(of: did),
-                                        baseName: baseName, fields: fields)
+                results = try await target.zones.saveToInboxes(delivery.dids.map {
+                    InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: [draft], capability: target.capabilities[$0])
+                })
+            } catch {
+                return delivery.dids.map { ($0, .failed) }  // the request itself failed: every copy is retried
+            }
+            let byZone = Dictionary(results.map { ($0.zoneId, $0) }, uniquingKeysWith: { first, _ in first })
+            return delivery.dids.map { did in
+                guard let result = byZone[MailboxPolicy.inbox(of: did)] else { return (did, .failed) }
+                guard let error = result.error else { return (did, .saved) }
+                return (did, InboxOutcome(refusal: error, foreign: foreign))
+            }
+        }
+        return try await concurrentMap(delivery.dids, width: MailboxPolicy.parallelSaves) { did in
+            do {
+                try await saveCopy(ciphertext, hash: delivery.hash, to: target.zones(for: did), zoneId: MailboxPolicy.inbox(of: did),
+                                   baseName: baseName, fields: fields)
                 return (did, InboxOutcome.saved)
             } catch {
-                return (did, InboxOutcome(refusal: error))
+                return (did, InboxOutcome(refusal: error, foreign: foreign))
             }
         }
     }
@@ -160,16 +284,21 @@ extension SharedDocument {
     /// it reads one (the copy is then deleted there, once the pull is durable), else, or when
     /// the copy is not there, from the shared zone.
     func receivePayload(seq: Int, hash: String) async throws -> [UInt8]? {
-        if readsInbox {
+        if readsInbox, !inboxUnreachable {
             let inbox = MailboxPolicy.inbox(of: did)
             do {
-                if let chunks = try await Self.payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: inbox) {
-                    let ciphertext = try await chunks.assemble(from: account.zones, zoneId: inbox)
+                let zones = try await ownInboxZones()
+                if let chunks = try await Self.payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: inbox, zones: zones) {
+                    let ciphertext = try await chunks.assemble(from: zones, zoneId: inbox)
                     inboxRead += chunks.records.map(\.recordName)
                     return ciphertext
                 }
             } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
                 // No inbox (yet): the shared zone has every message.
+            } catch let error as ZoneError where error.code == .transport {
+                // The inbox's server is down: the shared zone has every message; the inbox is
+                // not asked again in this pull.
+                inboxUnreachable = true
             }
         }
         return try await fetchPayload(seq: seq, hash: hash)
@@ -177,13 +306,19 @@ extension SharedDocument {
 
     /// Deletes the inbox copies this pull read, after what they carried is durable, as many
     /// names per request as a zone takes.
+    /// A server of its own that does not answer keeps them for the next pull's end.
     func clearReadInbox() async throws {
         guard !inboxRead.isEmpty else { return }
-        let inbox = MailboxPolicy.inbox(of: did), names = inboxRead
-        inboxRead = []
-        for start in stride(from: 0, to: names.count, by: ZoneLimits.maximumBatchRecords) {
-            let part = Array(names[start..<min(start + ZoneLimits.maximumBatchRecords, names.count)])
-            _ = try await account.zones.deleteRecords(zoneId: inbox, names: part)
+        let inbox = MailboxPolicy.inbox(of: did)
+        do {
+            let zones = try await ownInboxZones()
+            while !inboxRead.isEmpty {
+                let part = Array(inboxRead.prefix(ZoneLimits.maximumBatchRecords))
+                _ = try await zones.deleteRecords(zoneId: inbox, names: part)
+                inboxRead.removeFirst(part.count)
+            }
+        } catch let error as ZoneError where error.code == .transport {
+            return
         }
     }
 }

@@ -57,6 +57,7 @@ extension SharedDocument {
     private func pullPages() async throws -> PullReport {
         var report = PullReport()
         try await finishOutbox()
+        inboxUnreachable = false
         try await ensureInbox()
         try await sendOwedSnapshot()
         let before = bundle.document.currentHeads
@@ -320,11 +321,14 @@ extension SharedDocument {
     }
 
     /// The chunk records of message `seq` in `zoneId`, checked, or nil if they are not all there.
-    static func payloadChunks(seq: Int, convoId: String, account: SyncAccount, zoneId: String) async throws -> PayloadChunks? {
+    /// `zones` is where `zoneId` lives (the document's server by default).
+    static func payloadChunks(seq: Int, convoId: String, account: SyncAccount, zoneId: String,
+                              zones: (any ZoneStore)? = nil) async throws -> PayloadChunks? {
+        let zones = zones ?? account.zones
         let base = recordBase(convoId: convoId, seq: seq)
         let first: ZoneRecord
         do {
-            first = try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: 0))
+            first = try await zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: 0))
         } catch let error as ZoneError where error.code == .recordNotFound {
             return nil
         }
@@ -335,7 +339,7 @@ extension SharedDocument {
         var records = [first]
         for index in 1..<max(1, count) where count > 1 {
             do {
-                records.append(try await account.zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: index)))
+                records.append(try await zones.record(zoneId: zoneId, named: ZoneChunker.recordName(baseName: base, index: index)))
             } catch let error as ZoneError where error.code == .recordNotFound {
                 return nil
             }

@@ -32,6 +32,7 @@ extension SharedDocument {
 
     func pushNow() async throws -> PushReport {
         try ensureActive()
+        try await ensureInbox()
         try await finishOutbox()
         try await sendOwedSnapshot()
         try reloadBundleIfChanged()
@@ -103,7 +104,7 @@ extension SharedDocument {
         let delivered = message.heads.compactMap(ChangeHash.init(hex:)) + state.sharedHeads.compactMap(ChangeHash.init(hex:))
         state.sharedHeads = try bundle.document.heads(of: delivered.filter { bundle.document.contains($0) }).map(\.hex)
         try saveState()
-        try await queueInboxCopies(seq: seq, epoch: message.epoch, hash: message.hash, recipients: sent.recipients.map(\.did),
+        try await queueInboxCopies(seq: seq, epoch: message.epoch, hash: message.hash, recipients: sent.recipients,
                                    ciphertext: message.ciphertext)
         message.remove(home: home)
         return seq

@@ -62,6 +62,8 @@ public actor SharedDocument {
     var presenceDropped = 0
     /// The records this pull read from this member's inbox (deleted there at its end).
     var inboxRead: [String] = []
+    /// Whether this member's inbox server failed to answer in the current pull.
+    var inboxUnreachable = false
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

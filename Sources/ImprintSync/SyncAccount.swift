@@ -36,24 +36,34 @@ public struct SyncAccount: Sendable {
     public let keyStore: any KeyStore
     public let identity: DeviceIdentity
     /// The Delivery Service (`DeliveryClient` over HTTP).
-    public let delivery: any DeliveryService
+    public private(set) var delivery: any DeliveryService
     /// Where shared zones live (the zone service of the same server by default).
-    public let zones: any ZoneStore
+    public private(set) var zones: any ZoneStore
     public var options: SyncOptions
+    /// Where this identity wants its records delivered (`registerStorage`); nil: the
+    /// documents' own server.
+    public internal(set) var storage: StorageProvider?
+    /// Zone servers of members who keep their inboxes elsewhere (and this identity's own).
+    public let endpoints: ZoneEndpoints
 
     /// The identity's DID.
     public var did: String { identity.did.did }
     /// The server's base URL.
     public var serverURL: String { delivery.baseURL }
 
+    /// `storage` defaults to what the home registered (`storage.json`), `endpoints` to a
+    /// fresh directory of zone servers speaking for `identity`.
     public init(home: ImprintHome, keyStore: any KeyStore, identity: DeviceIdentity, delivery: any DeliveryService,
-                zones: any ZoneStore, options: SyncOptions = SyncOptions()) {
+                zones: any ZoneStore, options: SyncOptions = SyncOptions(), storage: StorageProvider? = nil,
+                endpoints: ZoneEndpoints? = nil) throws {
         self.home = home
         self.keyStore = keyStore
         self.identity = identity
         self.delivery = delivery
         self.zones = zones
         self.options = options
+        self.storage = try storage ?? StorageRegistration.load(home: home.path)
+        self.endpoints = endpoints ?? ZoneEndpoints(signer: ServiceAuthSigner(privateKey: identity.signingKey))
     }
 
     /// The account of `keyStore`'s device identity on the server at `serverURL`, whose service
@@ -66,17 +76,22 @@ public struct SyncAccount: Sendable {
         let serviceDID = try await probe.health().did
         let delivery = DeliveryClient(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
         let zones = HTTPZoneStore(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
-        return SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+        return try SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options,
+                               endpoints: ZoneEndpoints(signer: signer))
     }
 
     /// The same account with another zone store (tests put a reordering store here).
     public func with(zones: any ZoneStore) -> SyncAccount {
-        SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+        var account = self
+        account.zones = zones
+        return account
     }
 
     /// The same account with another Delivery Service (tests put hostile stand-ins here).
     public func with(delivery: any DeliveryService) -> SyncAccount {
-        SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options)
+        var account = self
+        account.delivery = delivery
+        return account
     }
 
     /// The MLS signature private key: the identity's Ed25519 key (so the leaf's key is the did:key's).

@@ -72,13 +72,36 @@ struct SyncState: Codable, Sendable, Hashable {
     var inboxPending: [InboxDelivery] = []
     /// Whether this member's own inbox zone exists on the server.
     var inboxCreated = false
+    /// The server of its own (`registerStorage`) where this member made its inbox, once made.
+    var inboxEndpoint: String?
+    /// `<endpoint> <epoch>` of the inbox write capability this member last registered there
+    /// (`InboxCapability`); registered again when either changes.
+    var inboxCapabilityRegistered: String?
 
-    /// A sent message still owed to some recipients' inboxes.
+    /// A sent message still owed to some recipients' inboxes on one server.
     struct InboxDelivery: Codable, Sendable, Hashable {
         var seq: Int
         var epoch: UInt64
         var hash: String
         var dids: [String]
+        /// The recipients' own zone server (`registerStorage`); nil: the document's server.
+        var endpoint: String?
+        /// Attempts that failed so far (`MailboxPolicy.maximumAttempts`).
+        var failures = 0
+
+        init(seq: Int, epoch: UInt64, hash: String, dids: [String], endpoint: String? = nil) {
+            (self.seq, self.epoch, self.hash, self.dids, self.endpoint) = (seq, epoch, hash, dids, endpoint)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            seq = try c.decode(Int.self, forKey: .seq)
+            epoch = try c.decode(UInt64.self, forKey: .epoch)
+            hash = try c.decode(String.self, forKey: .hash)
+            dids = try c.decode([String].self, forKey: .dids)
+            endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
+            failures = try c.decodeIfPresent(Int.self, forKey: .failures) ?? 0
+        }
     }
 
     /// An asset shared through the group: where its records are. Not secret (the content key
@@ -135,6 +158,8 @@ struct SyncState: Codable, Sendable, Hashable {
         mailboxThreshold = try c.decodeIfPresent(Int.self, forKey: .mailboxThreshold)
         inboxPending = try c.decodeIfPresent([InboxDelivery].self, forKey: .inboxPending) ?? []
         inboxCreated = try c.decodeIfPresent(Bool.self, forKey: .inboxCreated) ?? false
+        inboxEndpoint = try c.decodeIfPresent(String.self, forKey: .inboxEndpoint)
+        inboxCapabilityRegistered = try c.decodeIfPresent(String.self, forKey: .inboxCapabilityRegistered)
     }
 
     static func directory(home: String) -> String { home + "/sync" }

@@ -72,7 +72,12 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
         case nil: return false
         case .activeMember(let convoId, let did):
             return try await single(Int.self, connection, "SELECT 1::BIGINT FROM members WHERE convo_id = \(convoId) AND did = \(did) AND active") != nil
-        case .sharesConvo(let did, let owner):
+        case .inboxWriter(let did, let owner, let zoneId, let capabilityHash):
+            if let capabilityHash, try await single(Int.self, connection, """
+                SELECT 1::BIGINT FROM inbox_capabilities WHERE zone_id = \(zoneId) AND key_hash = \(capabilityHash)
+                """) != nil {
+                return true
+            }
             return try await single(Int.self, connection, """
                 SELECT 1::BIGINT FROM members a JOIN members b ON a.convo_id = b.convo_id
                 WHERE a.did = \(did) AND a.active AND b.did = \(owner) AND b.active LIMIT 1
@@ -80,9 +85,10 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
         }
     }
 
-    func authorized(_ connection: PostgresConnection, _ zone: ZoneID, caller: String, _ access: ZoneRules.Access, lock: Bool = false) async throws -> ZoneRow {
+    func authorized(_ connection: PostgresConnection, _ zone: ZoneID, caller: String, _ access: ZoneRules.Access, lock: Bool = false,
+                    inboxCapability: String? = nil) async throws -> ZoneRow {
         guard let row = try await self.zone(connection, zone.raw, lock: lock) else { throw DeliveryError.zoneNotFound(zone.raw) }
-        let answer = try await answer(connection, ZoneRules.rosterQuestion(access, zone: row, caller: caller))
+        let answer = try await answer(connection, ZoneRules.rosterQuestion(access, zone: row, caller: caller, inboxCapability: inboxCapability))
         try ZoneRules.check(access, zone: row, caller: caller, rosterAnswer: answer)
         return row
     }
@@ -217,6 +223,7 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
             }
             try await connection.query("DELETE FROM zone_records WHERE zone_id = \(zone.raw)", logger: self.logger)
             try await connection.query("DELETE FROM zone_uploads WHERE zone_id = \(zone.raw)", logger: self.logger)
+            try await connection.query("DELETE FROM inbox_capabilities WHERE zone_id = \(zone.raw)", logger: self.logger)
             try await connection.query("DELETE FROM zones WHERE zone_id = \(zone.raw)", logger: self.logger)
             return hashes
         }
@@ -226,17 +233,36 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
 
     // MARK: Assets
 
-    func admitUpload(_ zone: ZoneID, caller: String, size: Int, quota: Int) async throws {
+    func putInboxCapability(_ zone: ZoneID, caller: String, name: String, keyHash: String?, limit: Int, now: Date) async throws {
+        try await transaction { connection in
+            guard let row = try await self.zone(connection, zone.raw, lock: true) else { throw DeliveryError.zoneNotFound(zone.raw) }
+            try ZoneRules.checkPutInboxCapability(row, caller: caller)
+            guard let keyHash else {
+                try await connection.query("DELETE FROM inbox_capabilities WHERE zone_id = \(zone.raw) AND name = \(name)", logger: self.logger)
+                return
+            }
+            let others = try await self.single(Int.self, connection, """
+                SELECT COUNT(*)::BIGINT FROM inbox_capabilities WHERE zone_id = \(zone.raw) AND name <> \(name)
+                """) ?? 0
+            guard others < limit else { throw DeliveryError.forbidden("inbox \(zone.raw) holds \(limit) write capabilities already") }
+            try await connection.query("""
+                INSERT INTO inbox_capabilities (zone_id, name, key_hash, updated_at) VALUES (\(zone.raw), \(name), \(keyHash), \(StoreTime.millis(now)))
+                ON CONFLICT (zone_id, name) DO UPDATE SET key_hash = excluded.key_hash, updated_at = excluded.updated_at
+                """, logger: self.logger)
+        }
+    }
+
+    func admitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, size: Int, quota: Int) async throws {
         try await delivery.client.withConnection { connection in
-            let row = try await self.authorized(connection, zone, caller: caller, .write)
+            let row = try await self.authorized(connection, zone, caller: caller, .write, inboxCapability: inboxCapability)
             guard try await self.ownerBytes(connection, owner: row.owner) + size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
         }
     }
 
-    func commitUpload(_ zone: ZoneID, caller: String, staged: StagedAsset, quota: Int, now: Date) async throws {
+    func commitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, staged: StagedAsset, quota: Int, now: Date) async throws {
         defer { staged.discard() }
         try await transaction { connection in
-            let row = try await self.authorized(connection, zone, caller: caller, .write)
+            let row = try await self.authorized(connection, zone, caller: caller, .write, inboxCapability: inboxCapability)
             guard try await self.ownerBytes(connection, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
             try await self.place(connection, staged)
             try await connection.query("""
@@ -276,7 +302,8 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
             let zone: ZoneRow
             switch batch.writer {
             case .did(let did):
-                zone = try await self.authorized(connection, batch.zone, caller: did, .write, lock: true)
+                zone = try await self.authorized(connection, batch.zone, caller: did, .write, lock: true,
+                                                 inboxCapability: batch.inboxCapability)
             case .commentCapability(let snapshotName, let capabilityHash):
                 guard let row = try await self.zone(connection, batch.zone.raw, lock: true) else { throw DeliveryError.zoneNotFound(batch.zone.raw) }
                 zone = row

@@ -57,7 +57,12 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
         case .activeMember(let convoId, let did):
             return try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM members WHERE convo_id = ? AND did = ? AND active = 1"),
                                      arguments: [convoId, did]) != nil
-        case .sharesConvo(let did, let owner):
+        case .inboxWriter(let did, let owner, let zoneId, let capabilityHash):
+            if let capabilityHash, try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT 1 FROM inbox_capabilities WHERE zone_id = ? AND key_hash = ?
+                """), arguments: [zoneId, capabilityHash]) != nil {
+                return true
+            }
             return try Bool.fetchOne(db.cachedStatement(sql: """
                 SELECT 1 FROM members a JOIN members b ON a.convo_id = b.convo_id
                 WHERE a.did = ? AND a.active = 1 AND b.did = ? AND b.active = 1 LIMIT 1
@@ -66,9 +71,10 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
     }
 
     /// The zone, once `caller` passed `access`.
-    static func authorized(_ db: Database, _ zone: ZoneID, caller: String, _ access: ZoneRules.Access) throws -> ZoneRow {
+    static func authorized(_ db: Database, _ zone: ZoneID, caller: String, _ access: ZoneRules.Access,
+                           inboxCapability: String? = nil) throws -> ZoneRow {
         let row = try existingZone(db, zone)
-        let answer = try answer(db, ZoneRules.rosterQuestion(access, zone: row, caller: caller))
+        let answer = try answer(db, ZoneRules.rosterQuestion(access, zone: row, caller: caller, inboxCapability: inboxCapability))
         try ZoneRules.check(access, zone: row, caller: caller, rosterAnswer: answer)
         return row
     }
@@ -136,6 +142,7 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 """), arguments: [zone.raw, zone.raw])
             try db.execute(sql: "DELETE FROM zone_records WHERE zone_id = ?", arguments: [zone.raw])
             try db.execute(sql: "DELETE FROM zone_uploads WHERE zone_id = ?", arguments: [zone.raw])
+            try db.execute(sql: "DELETE FROM inbox_capabilities WHERE zone_id = ?", arguments: [zone.raw])
             try db.execute(sql: "DELETE FROM zones WHERE zone_id = ?", arguments: [zone.raw])
             return hashes
         }
@@ -161,17 +168,35 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
 
     // MARK: Assets
 
-    func admitUpload(_ zone: ZoneID, caller: String, size: Int, quota: Int) async throws {
+    func putInboxCapability(_ zone: ZoneID, caller: String, name: String, keyHash: String?, limit: Int, now: Date) async throws {
+        try await write { db in
+            let row = try Self.existingZone(db, zone)
+            try ZoneRules.checkPutInboxCapability(row, caller: caller)
+            guard let keyHash else {
+                try db.execute(sql: "DELETE FROM inbox_capabilities WHERE zone_id = ? AND name = ?", arguments: [zone.raw, name])
+                return
+            }
+            let others = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM inbox_capabilities WHERE zone_id = ? AND name <> ?"),
+                                          arguments: [zone.raw, name]) ?? 0
+            guard others < limit else { throw DeliveryError.forbidden("inbox \(zone.raw) holds \(limit) write capabilities already") }
+            try db.execute(sql: """
+                INSERT INTO inbox_capabilities (zone_id, name, key_hash, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (zone_id, name) DO UPDATE SET key_hash = excluded.key_hash, updated_at = excluded.updated_at
+                """, arguments: [zone.raw, name, keyHash, StoreTime.millis(now)])
+        }
+    }
+
+    func admitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, size: Int, quota: Int) async throws {
         try await delivery.pool.read { db in
-            let row = try Self.authorized(db, zone, caller: caller, .write)
+            let row = try Self.authorized(db, zone, caller: caller, .write, inboxCapability: inboxCapability)
             guard try Self.ownerBytes(db, owner: row.owner) + size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
         }
     }
 
-    func commitUpload(_ zone: ZoneID, caller: String, staged: StagedAsset, quota: Int, now: Date) async throws {
+    func commitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, staged: StagedAsset, quota: Int, now: Date) async throws {
         do {
             try await write { [blobs] db in
-                let row = try Self.authorized(db, zone, caller: caller, .write)
+                let row = try Self.authorized(db, zone, caller: caller, .write, inboxCapability: inboxCapability)
                 guard try Self.ownerBytes(db, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
                 try blobs.place(staged)
                 try db.execute(sql: """
@@ -217,7 +242,7 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 let zone: ZoneRow
                 switch batch.writer {
                 case .did(let did):
-                    zone = try Self.authorized(db, batch.zone, caller: did, .write)
+                    zone = try Self.authorized(db, batch.zone, caller: did, .write, inboxCapability: batch.inboxCapability)
                 case .commentCapability(let snapshotName, let capabilityHash):
                     zone = try Self.existingZone(db, batch.zone)
                     let snapshot = try ZoneRules.checkSnapshotCapability(try Self.record(db, zoneId: zone.zoneId, name: snapshotName), now: batch.now)

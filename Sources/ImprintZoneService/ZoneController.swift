@@ -35,6 +35,7 @@ struct ZoneController: Sendable {
         add(.getUsage, to: routes, getUsage)
         add(.compactZone, to: routes, compactZone)
         add(.saveToInboxes, to: routes, saveToInboxes)
+        add(.putInboxCapability, to: routes, putInboxCapability)
         routes.add(middleware: Self.capabilityCORS)
         // Inside CORS, so that a rejection (410 for a revoked link) is a response that gets
         // the CORS headers: without them the browser hides the status from the viewer.
@@ -111,7 +112,8 @@ struct ZoneController: Sendable {
         let limit = recordType == "attachment" ? configuration.attachmentLimit : configuration.assetLimit
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit { throw DeliveryError.payloadTooLarge(limit: limit) }
-        try await store.admitUpload(zone, caller: caller, size: declared ?? 0, quota: configuration.quotaBytes)
+        let capability = try inboxCapability(request)
+        try await store.admitUpload(zone, caller: caller, inboxCapability: capability, size: declared ?? 0, quota: configuration.quotaBytes)
         let staged = try await StagedAsset.stage(request.body, limit: limit, in: store.stagingDirectory)
         guard staged.size > 0 else {
             staged.discard()
@@ -121,7 +123,7 @@ struct ZoneController: Sendable {
             staged.discard()
             throw DeliveryError.invalidRequest("the body's SHA-256 is \(staged.hash), not \(expected)")
         }
-        try await store.commitUpload(zone, caller: caller, staged: staged, quota: configuration.quotaBytes, now: Date())
+        try await store.commitUpload(zone, caller: caller, inboxCapability: capability, staged: staged, quota: configuration.quotaBytes, now: Date())
         return try json(ZoneAssetRef(hash: staged.hash, size: staged.size))
     }
 
@@ -197,7 +199,8 @@ struct ZoneController: Sendable {
                 saves.append(try recordSave(record))
             }
             let records = try await store.saveRecords(RecordBatch(
-                zone: zone, writer: writer, records: saves, quota: configuration.quotaBytes, now: Date()))
+                zone: zone, writer: writer, records: saves, quota: configuration.quotaBytes, now: Date(),
+                inboxCapability: try inboxCapability(request)))
             return try json(SaveRecordsOutput(records: records))
         } catch {
             for save in saves { save.inline?.discard() }
@@ -228,6 +231,7 @@ struct ZoneController: Sendable {
             guard !inbox.records.isEmpty, Set(inbox.records.map(\.recordName)).count == inbox.records.count else {
                 throw DeliveryError.invalidRequest("\(inbox.zoneId): records must be 1 or more, each name once")
             }
+            if let capability = inbox.capability { _ = try Self.capabilityHash(capability) }
             checked.append(zone)
         }
         let zones = checked
@@ -239,7 +243,8 @@ struct ZoneController: Sendable {
             do {
                 for record in input.inboxes[index].records { saves.append(try recordSave(record, placed: placed)) }
                 let records = try await store.saveRecords(RecordBatch(
-                    zone: zones[index], writer: .did(caller), records: saves, quota: configuration.quotaBytes, now: now))
+                    zone: zones[index], writer: .did(caller), records: saves, quota: configuration.quotaBytes, now: now,
+                    inboxCapability: try input.inboxes[index].capability.map(Self.capabilityHash)))
                 return .init(zoneId: zones[index].raw, records: records)
             } catch {
                 for save in saves { save.inline?.discard() }
@@ -340,6 +345,40 @@ struct ZoneController: Sendable {
         let input = try await RequestBodyReader.decode(ZoneRefInput.self, from: request, limit: configuration.bodyLimit)
         let zone = try ZoneID(input.zoneId)
         return try json(try await store.compact(zone, caller: caller, now: Date()))
+    }
+
+    // MARK: Inbox write capabilities
+
+    /// v1.2: the owner of an inbox registers (or, without `keyHash`, withdraws) write
+    /// capability `name` of it. Senders who share no convo with the owner on this server
+    /// (their group lives on another) present the capability's value to append: the
+    /// `Imprint-Inbox-Capability` header of `saveRecords` and `uploadAsset`, or an inbox's
+    /// `capability` in `saveToInboxes`. Only its SHA-256 is stored.
+    @Sendable func putInboxCapability(_ request: Request, caller: String) async throws -> Response {
+        let input = try await RequestBodyReader.decode(PutInboxCapabilityInput.self, from: request, limit: configuration.bodyLimit)
+        let zone = try ZoneID(input.zoneId)
+        guard zone.kind == .inbox else { throw DeliveryError.invalidRequest("\(input.zoneId) is not an inbox zone") }
+        guard (1...128).contains(input.name.utf8.count), input.name.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw DeliveryError.invalidRequest("name must be 1-128 printable ASCII characters")
+        }
+        if let keyHash = input.keyHash { try InputRules.hash(keyHash) }
+        try await store.putInboxCapability(zone, caller: caller, name: input.name, keyHash: input.keyHash,
+                                           limit: configuration.maxInboxCapabilities, now: Date())
+        return try json(EmptyOutput())
+    }
+
+    /// The header that carries an inbox write capability.
+    static let inboxCapabilityHeader = HTTPField.Name("Imprint-Inbox-Capability")!
+
+    /// The SHA-256 hex of the request's inbox write capability, if it presented one.
+    private func inboxCapability(_ request: Request) throws -> String? {
+        try request.headers[Self.inboxCapabilityHeader].map(Self.capabilityHash)
+    }
+
+    /// The stored form of a presented capability (1-256 bytes).
+    static func capabilityHash(_ capability: String) throws -> String {
+        guard (1...256).contains(capability.utf8.count) else { throw DeliveryError.invalidRequest("an inbox capability must be 1-256 bytes") }
+        return CommitDigest.hex(Data(capability.utf8))
     }
 
     // MARK: Subscriptions

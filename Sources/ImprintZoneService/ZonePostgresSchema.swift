@@ -63,6 +63,19 @@ enum ZonePostgresSchema {
             )
             """,
         ]),
+        // v1.2: inbox write capabilities (SQLite's 1002).
+        (1002, [
+            """
+            CREATE TABLE inbox_capabilities (
+                zone_id TEXT NOT NULL REFERENCES zones (zone_id),
+                name TEXT NOT NULL,
+                key_hash TEXT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                PRIMARY KEY (zone_id, name)
+            )
+            """,
+            "CREATE INDEX inbox_capabilities_by_hash ON inbox_capabilities (zone_id, key_hash)",
+        ]),
     ]
 
     static let chunkSize = 256 << 10

@@ -57,17 +57,22 @@ enum ZoneRules {
     enum RosterQuestion: Equatable {
         /// Is `did` an active member of `convoId`?
         case activeMember(convoId: String, did: String)
-        /// Do `did` and `owner` share at least one convo as active members?
-        case sharesConvo(did: String, owner: String)
+        /// May `did` append to `owner`'s inbox `zoneId`? Yes when the request presented a write
+        /// capability the owner registered for that inbox (`capabilityHash`, the SHA-256 hex
+        /// of the presented value: a sender whose group lives on another server), or when
+        /// `did` and `owner` share at least one convo as active members on this server.
+        case inboxWriter(did: String, owner: String, zoneId: String, capabilityHash: String?)
     }
 
     /// nil when the answer follows from the zone row alone (then `check` needs no roster fact).
-    static func rosterQuestion(_ access: Access, zone: ZoneRow, caller: String) -> RosterQuestion? {
+    /// `inboxCapability` is the hash of the write capability the request presented, if any.
+    static func rosterQuestion(_ access: Access, zone: ZoneRow, caller: String, inboxCapability: String? = nil) -> RosterQuestion? {
         switch zone.kind {
         case .shared:
             return .activeMember(convoId: zone.convoId ?? "", did: caller)
         case .inbox:
-            return access == .write && caller != zone.owner ? .sharesConvo(did: caller, owner: zone.owner) : nil
+            guard access == .write, caller != zone.owner else { return nil }
+            return .inboxWriter(did: caller, owner: zone.owner, zoneId: zone.zoneId, capabilityHash: inboxCapability)
         case .snapshot:
             return nil
         }
@@ -81,7 +86,9 @@ enum ZoneRules {
         case .inbox:
             if caller == zone.owner { return }
             guard access == .write, rosterAnswer else {
-                throw DeliveryError.forbidden(access == .write ? "caller shares no convo with the inbox's owner" : "only the owner reads an inbox")
+                throw DeliveryError.forbidden(access == .write
+                    ? "caller shares no convo with the inbox's owner and presented no write capability it registered"
+                    : "only the owner reads an inbox")
             }
         case .snapshot:
             guard caller == zone.owner else { throw DeliveryError.forbidden("only the owner uses a snapshot zone") }
@@ -100,6 +107,12 @@ enum ZoneRules {
         case .snapshot:
             break
         }
+    }
+
+    /// `putInboxCapability`'s rules: only an inbox's owner hands out write capabilities to it.
+    static func checkPutInboxCapability(_ zone: ZoneRow, caller: String) throws {
+        guard zone.kind == .inbox else { throw DeliveryError.invalidRequest("\(zone.zoneId) is not an inbox zone") }
+        guard caller == zone.owner else { throw DeliveryError.forbidden("only \(zone.owner) hands out write capabilities to its inbox") }
     }
 
     /// `deleteZone`'s rules. For a shared zone, `creatorOfEmptyConvo` says whether caller

@@ -46,5 +46,17 @@ enum ZoneSQLiteSchema {
         );
         CREATE INDEX zone_uploads_by_hash ON zone_uploads (hash);
         """),
+        // v1.2: inbox write capabilities (SHA-256 hex of each value), one per name (the owner
+        // uses one name per document), for senders whose group lives on another server.
+        (1002, """
+        CREATE TABLE inbox_capabilities (
+            zone_id TEXT NOT NULL REFERENCES zones (zone_id),
+            name TEXT NOT NULL,
+            key_hash TEXT NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (zone_id, name)
+        );
+        CREATE INDEX inbox_capabilities_by_hash ON inbox_capabilities (zone_id, key_hash);
+        """),
     ]
 }

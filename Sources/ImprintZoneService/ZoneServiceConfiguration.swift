@@ -15,6 +15,9 @@ public struct ZoneServiceConfiguration: Sendable {
     public var maxChangesPerPage = 1000
     public var defaultChangesPerPage = 200
     public var maxRecordsPerSave = 400
+    /// Write capabilities one inbox may hold (`putInboxCapability`; its owner uses one per
+    /// shared document whose group lives on another server).
+    public var maxInboxCapabilities = 1_000
     /// Encoded `fields` per record.
     public var fieldsLimit = 4096
     /// An unauthenticated comment's inline asset.

@@ -31,11 +31,18 @@ protocol ZoneServiceStore: Sendable {
     func deleteZone(_ zone: ZoneID, caller: String) async throws
 
     /// Checks that `caller` may write to `zone` and that `size` more bytes fit the owner's quota
-    /// (before the body is read).
-    func admitUpload(_ zone: ZoneID, caller: String, size: Int, quota: Int) async throws
+    /// (before the body is read). `inboxCapability` is the SHA-256 hex of the inbox write
+    /// capability the request presented, if any (`ZoneRules.RosterQuestion.inboxWriter`).
+    func admitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, size: Int, quota: Int) async throws
     /// Stores a staged upload as blob `staged.hash` (once however often uploaded) and records it
     /// as uploaded to `zone`, so that a record there may reference it. Consumes the staged file.
-    func commitUpload(_ zone: ZoneID, caller: String, staged: StagedAsset, quota: Int, now: Date) async throws
+    func commitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, staged: StagedAsset, quota: Int, now: Date) async throws
+
+    /// Registers (`keyHash`) or withdraws (nil) the inbox write capability `name` of inbox
+    /// `zone`, for its owner only. A capability lets senders who share no convo with the owner
+    /// on this server append to the inbox (v1.2). Replacing a name's hash revokes the old
+    /// value at once. At most `limit` names per inbox.
+    func putInboxCapability(_ zone: ZoneID, caller: String, name: String, keyHash: String?, limit: Int, now: Date) async throws
 
     func saveRecords(_ batch: RecordBatch) async throws -> [ZoneRecord]
     func deleteRecords(_ zone: ZoneID, caller: String, names: [String], now: Date, tombstoneRetention: Int64) async throws -> [String]
@@ -86,6 +93,8 @@ struct RecordBatch: Sendable {
     var records: [RecordSave]
     var quota: Int
     var now: Date
+    /// SHA-256 hex of the inbox write capability the request presented, if any.
+    var inboxCapability: String? = nil
 }
 
 /// One record of a batch; `inline` is its `assetData`, already staged as a blob file.

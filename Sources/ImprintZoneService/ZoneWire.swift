@@ -13,6 +13,8 @@ public enum ZoneMethod: String, CaseIterable, Sendable {
     case compactZone
     /// v1.1: records for several inbox zones in one request (mailbox fan-out).
     case saveToInboxes
+    /// v1.2: an inbox's owner registers or withdraws a write capability for it.
+    case putInboxCapability
 
     public static let namespace = "app.imprint.zone"
 
@@ -22,7 +24,7 @@ public enum ZoneMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes, .putInboxCapability: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }
@@ -137,13 +139,30 @@ public struct SaveToInboxesInput: Codable, Sendable {
     public struct Inbox: Codable, Sendable {
         public var zoneId: String
         public var records: [RecordToSave]
-        public init(zoneId: String, records: [RecordToSave]) {
+        /// v1.2: the inbox write capability its owner handed out (`putInboxCapability`), for a
+        /// caller who shares no convo with the owner on this server.
+        public var capability: String?
+        public init(zoneId: String, records: [RecordToSave], capability: String? = nil) {
             self.zoneId = zoneId
             self.records = records
+            self.capability = capability
         }
     }
     public var inboxes: [Inbox]
     public init(inboxes: [Inbox]) { self.inboxes = inboxes }
+}
+
+/// v1.2 `putInboxCapability` input: `keyHash` (SHA-256 hex of the capability's UTF-8 bytes)
+/// registers or replaces capability `name` of inbox `zoneId`; no `keyHash` withdraws it.
+public struct PutInboxCapabilityInput: Codable, Sendable {
+    public var zoneId: String
+    public var name: String
+    public var keyHash: String?
+    public init(zoneId: String, name: String, keyHash: String?) {
+        self.zoneId = zoneId
+        self.name = name
+        self.keyHash = keyHash
+    }
 }
 
 /// v1.1 `saveToInboxes` output: per inbox, its saved records or the error that refused them.

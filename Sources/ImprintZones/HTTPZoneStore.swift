@@ -25,7 +25,15 @@ public struct HTTPZoneStore: ZoneStore {
     public let signer: ServiceAuthSigner
     public let httpClient: HTTPClient
     public var timeout: TimeAmount = .seconds(60)
+    /// An inbox write capability sent with every request (header `Imprint-Inbox-Capability`),
+    /// for appending to the inbox of someone who handed it out: the inbox lives on a server
+    /// where the two share no convo (`putInboxCapability`). nil by default.
+    public var inboxCapability: String?
+    /// The participant limit this deployment declares for a shared zone (see
+    /// ``ZoneStore/participantLimit``); nil (no limit) by default.
+    public var participantLimit: Int?
 
+    static let inboxCapabilityHeader = "Imprint-Inbox-Capability"
     /// JSON answers above this are refused (1000 records of ~1 KiB with room to spare).
     static let maximumJSONResponseBytes = 16 << 20
     /// Error bodies above this are not read.
@@ -46,6 +54,33 @@ public struct HTTPZoneStore: ZoneStore {
     }
 
     private var requests: XRPCRequestBuilder { XRPCRequestBuilder(baseURL: baseURL, serviceDID: serviceDID, signer: signer) }
+
+    /// The same store presenting `capability` (see ``inboxCapability``).
+    public func presenting(inboxCapability capability: String?) -> HTTPZoneStore {
+        var store = self
+        store.inboxCapability = capability
+        return store
+    }
+
+    // MARK: Inbox write capabilities (v1.2)
+
+    /// Registers (`keyHash`, the SHA-256 hex of the capability's UTF-8 bytes) or withdraws
+    /// (nil) write capability `name` of this identity's inbox `zoneId`. Whoever presents the
+    /// capability may then append to the inbox, though it shares no convo with the owner on
+    /// this server; registering a name again replaces (revokes) its old value.
+    ///
+    /// ```swift
+    /// let capability = "…32 random bytes, base64url…"
+    /// let keyHash = SHA256.hash(data: Data(capability.utf8)).map { String(format: "%02x", $0) }.joined()
+    /// try await store.putInboxCapability(zoneId: "inbox_\(did)", name: convoId, keyHash: keyHash)
+    /// // a sender on another server:
+    /// _ = try await senderStore.presenting(inboxCapability: capability).saveRecords(zoneId: "inbox_\(did)", drafts)
+    /// ```
+    public func putInboxCapability(zoneId: String, name: String, keyHash: String?) async throws {
+        try ZoneRules.checkZoneId(zoneId)
+        let _: ZoneWire.EmptyOutput = try await procedure(.putInboxCapability,
+                                                          ZoneWire.PutInboxCapabilityInput(zoneId: zoneId, name: name, keyHash: keyHash))
+    }
 
     // MARK: ZoneStore
 
@@ -68,6 +103,7 @@ public struct HTTPZoneStore: ZoneStore {
         var request = try requests.request(path: ZoneMethod.uploadAsset.path, query: [("zoneId", zoneId)], method: .POST,
                                            lxm: ZoneMethod.uploadAsset.nsid)
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
         request.body = .bytes(ByteBuffer(bytes: bytes))
         let answer: ZoneWire.AssetOutput = try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
         guard answer == expected else {
@@ -131,7 +167,7 @@ public struct HTTPZoneStore: ZoneStore {
 
     private func saveInboxPart(_ part: [InboxSave]) async throws -> [InboxSaveResult] {
         let output: ZoneWire.SaveToInboxesOutput = try await procedure(.saveToInboxes, ZoneWire.SaveToInboxesInput(
-            inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records.map(ZoneWire.RecordInput.init)) }))
+            inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records.map(ZoneWire.RecordInput.init), capability: $0.capability) }))
         guard output.inboxes.map(\.zoneId) == part.map(\.zoneId) else {
             throw ZoneError(.invalidResponse, "saveToInboxes answered for other inboxes than it was sent")
         }
@@ -250,6 +286,7 @@ public struct HTTPZoneStore: ZoneStore {
     private func procedure<Input: Encodable, Output: Decodable>(_ method: ZoneMethod, _ input: Input) async throws -> Output {
         var request = try requests.request(path: method.path, query: [], method: .POST, lxm: method.nsid)
         request.headers.add(name: "Content-Type", value: "application/json")
+        if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
         request.body = .bytes(ByteBuffer(data: try WireJSON.encoder().encode(input)))
         return try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
     }

@@ -108,9 +108,14 @@ public struct ZoneCompaction: Sendable, Hashable {
 public struct InboxSave: Sendable, Hashable {
     public var zoneId: String
     public var records: [ZoneRecordDraft]
-    public init(zoneId: String, records: [ZoneRecordDraft]) {
+    /// The inbox write capability its owner handed out, for a sender who shares no convo with
+    /// the owner on the inbox's server (`HTTPZoneStore.putInboxCapability`); stores that decide
+    /// access otherwise ignore it.
+    public var capability: String?
+    public init(zoneId: String, records: [ZoneRecordDraft], capability: String? = nil) {
         self.zoneId = zoneId
         self.records = records
+        self.capability = capability
     }
 }
 

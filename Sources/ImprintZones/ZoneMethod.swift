@@ -6,6 +6,8 @@ enum ZoneMethod: String, CaseIterable, Sendable {
     case compactZone
     /// v1.1: records for several inbox zones in one request (mailbox fan-out).
     case saveToInboxes
+    /// v1.2: an inbox's owner registers or withdraws a write capability for it.
+    case putInboxCapability
 
     static let namespace = "app.imprint.zone"
 
@@ -18,7 +20,7 @@ enum ZoneMethod: String, CaseIterable, Sendable {
     /// Procedures are `POST`, queries `GET`.
     var isProcedure: Bool {
         switch self {
-        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes: true
+        case .createZone, .deleteZone, .uploadAsset, .saveRecords, .deleteRecords, .compactZone, .saveToInboxes, .putInboxCapability: true
         case .fetchChanges, .getRecord, .getAsset, .subscribeZone, .getUsage: false
         }
     }

@@ -72,6 +72,11 @@ public protocol ZoneStore: Sendable {
     /// `saveRecords` with its own outcome: one inbox's refusal leaves the others saved. The
     /// default saves the inboxes eight at a time; the zone service takes them in one request.
     func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult]
+
+    /// How many participants one shared zone of this store serves (a CloudKit share: about
+    /// 100), or nil for no limit. Past it, shared documents also deliver every message to each
+    /// recipient's inbox zone (mailbox delivery), whatever their own threshold says.
+    var participantLimit: Int? { get }
 }
 
 extension ZoneStore {
@@ -85,6 +90,9 @@ extension ZoneStore {
     /// `compactZone`). nil from a store that has no such operation (a folder, memory): their
     /// records stay until deleted.
     public func compact(zoneId: String) async throws -> ZoneCompaction? { nil }
+
+    /// No limit: the stores in this module serve any number of participants per zone.
+    public var participantLimit: Int? { nil }
 
     public func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult] {
         try await concurrentMap(saves, width: 8) { save in

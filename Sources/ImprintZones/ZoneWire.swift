@@ -107,8 +107,17 @@ enum ZoneWire {
         struct Inbox: Codable, Sendable, Hashable {
             var zoneId: String
             var records: [RecordInput]
+            /// v1.2: an inbox write capability (`putInboxCapability`).
+            var capability: String?
         }
         var inboxes: [Inbox]
+    }
+
+    /// v1.2 `putInboxCapability`.
+    struct PutInboxCapabilityInput: Codable, Sendable, Hashable {
+        var zoneId: String
+        var name: String
+        var keyHash: String?
     }
 
     struct SaveToInboxesOutput: Codable, Sendable, Hashable {

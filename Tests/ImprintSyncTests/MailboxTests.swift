@@ -109,6 +109,41 @@ extension SyncSuites {
         }
     }
 
+    /// A zone store that declares a participant limit (as a CloudKit share does) turns mailbox
+    /// delivery on past it, with no threshold set on the document.
+    @Test(arguments: StoreKind.available)
+    func aStoresParticipantLimitTurnsInboxesOn(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            /// `person` whose zone store declares a limit of 2 participants per shared zone.
+            func limited(_ person: Person) throws -> Person {
+                var zones = try #require(person.account.zones as? HTTPZoneStore)
+                zones.participantLimit = 2
+                return Person(name: person.name, account: person.account.with(zones: zones), device: person.device, bundlePath: person.bundlePath)
+            }
+            let alice = try limited(try await server.person("alice")), bob = try limited(try await server.person("bob"))
+            let carol = try limited(try await server.person("carol"))
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+            try alice.edit { try $0.insert(" two", at: 0) }
+            try await aliceDoc.push()
+            #expect(try await Self.inbox(bob).isEmpty, "2 participants: within the limit")
+            _ = try await bobDoc.pull()
+            try await aliceDoc.invite([carol.did])
+            let carolDoc = try await carol.join(aliceDoc.convoId)
+            for doc in [bobDoc, carolDoc] { _ = try await doc.pull() }
+            try alice.edit { try $0.insert(" three", at: 0) }
+            let sent = try #require(try await aliceDoc.push().seq)
+            #expect(try await Self.inbox(bob) == ["\(aliceDoc.convoId)-\(sent).0"])
+            #expect(try await Self.inbox(carol) == ["\(aliceDoc.convoId)-\(sent).0"])
+            for doc in [bobDoc, carolDoc] { _ = try await doc.pull() }
+            #expect(try bob.text() == alice.text() && carol.text() == alice.text())
+            #expect(try await Self.inbox(bob).isEmpty)
+            #expect(try await Self.inbox(carol).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func aFailedInboxCopyIsRetriedAfterARestart(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in

@@ -69,6 +69,28 @@ extension SyncSuites {
             let compactedText = try await cli.output(["text", a]).stdout
             #expect(try await cli.output(["text", b]).stdout == compactedText)
 
+            // Storage of Bob's own: a second server; Alice's messages reach his inbox there.
+            let own = try await StorageProviderTests.startOwnServer(in: server.directory.file("own-server"))
+            do {
+                let registered = try await cli.json(["identity", "storage", "set", "zone-http", "--endpoint", own.baseURL, "--home", hb, "--json"])
+                #expect(registered["endpoint"] as? String == own.baseURL && registered["inbox"] as? String == "inbox_\(bobDID)")
+                let shownStorage = try await cli.json(["identity", "storage", "show", "--home", hb, "--json"])
+                #expect(shownStorage["endpoint"] as? String == own.baseURL && shownStorage["type"] as? String == "zone-http")
+                #expect(try await cli.output(["identity", "storage", "show", "--home", ha]).stdout.contains("the documents' own server"))
+                _ = try await cli.output(["pull", b, "--home", hb, "--device", "bob"])  // registers the capability there
+                _ = try await cli.output(["edit", a, "--insert", "0", "Via Bob's server. ", "--device", "alice"])
+                _ = try await cli.output(["push", a, "--home", ha, "--device", "alice"])
+                let viaOwn = try await cli.json(["pull", b, "--home", hb, "--device", "bob", "--json"])
+                #expect(viaOwn["messages"] as? Int == 1)
+                #expect(try await cli.output(["text", b]).stdout == (try await cli.output(["text", a]).stdout))
+                let unsupported = try await cli.failure(["identity", "storage", "set", "folder", "--home", hb])
+                #expect(unsupported.status == 1 && unsupported.stderr.contains("not supported"))
+                try await own.stop()
+            } catch {
+                try? await own.stop()
+                throw error
+            }
+
             // Failures: one error line, the contract's exit codes.
             let notShared = try await cli.failure(["push", root + "/nope.imprint", "--home", ha])
             #expect(notShared.status == 1 && notShared.stderr.hasPrefix("error:") && notShared.stderr.split(separator: "\n").count == 1)

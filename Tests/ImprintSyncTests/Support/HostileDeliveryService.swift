@@ -70,4 +70,5 @@ struct HostileDeliveryService: DeliveryService {
     func updateCursor(convoId: String, processedSeq: Int) async throws -> Int { try await real.updateCursor(convoId: convoId, processedSeq: processedSeq) }
     func markCheckpoint(convoId: String, seq: Int) async throws { try await real.markCheckpoint(convoId: convoId, seq: seq) }
     func getCursors(convoId: String) async throws -> GetCursorsOutput { try await real.getCursors(convoId: convoId) }
+    func registerStorage(_ provider: StorageProvider) async throws { try await real.registerStorage(provider) }
 }

@@ -169,7 +169,7 @@ final class LoopbackZoneServer: Sendable {
                     }
                     try await writer.finish(nil)
                 })
-            case .getUsage, .compactZone, .saveToInboxes:
+            case .getUsage, .compactZone, .saveToInboxes, .putInboxCapability:
                 return try json(XRPCErrorBody(error: "MethodNotImplemented", message: "not in the loopback server"), status: .notImplemented)
             }
         } catch let error as ZoneError {
