@@ -13,7 +13,7 @@ extension SyncBenchmark {
     /// `saveToInboxes` request per 400 recipients). Requests and bytes per send follow from
     /// what the push did.
     func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
-        let count = max(2, members)
+        let count = max(2, members ?? 3)
         let sender = try await BenchMember.make("sender", directory: directory, serverURL: serverURL)
         var others: [BenchMember] = []
         for index in 1..<count {

@@ -10,6 +10,7 @@ import ImprintCRDT
 import ImprintKeys
 import ImprintStore
 import ImprintSync
+import ImprintZones
 
 /// `imprint-bench sync`: end-to-end encrypted co-editing over loopback against a real
 /// `imprint-server` process (SQLite in a temporary directory):
@@ -17,7 +18,8 @@ import ImprintSync
 ///   (push: ChangeSet, MLS, DS `sendMessage`, zone records; then the DS's SSE event, pull:
 ///   records, MLS, merge, fsync), sequentially over `--edits` edits; p50 and p99.
 /// - `join`: a document holding a whole trace's history (default `automerge-paper`) is shared,
-///   one member invited; the time from `join` to the joiner reading the final text.
+///   `--members` − 1 members invited in one commit (key packages, commit + Welcome, the
+///   snapshot); the time of that invite, and from `join` to one joiner reading the final text.
 /// - `sustained`: `--members` members each push a small change set every `--interval-ms`
 ///   for `--seconds`, pulling as announced; at the end every member holds every edit; CPU per
 ///   change set (client process and server process) and bytes stored per change set.
@@ -35,7 +37,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Argument(help: "latency | join | sustained | compaction | mailbox") var mode: Mode
     @Option(help: "latency, mailbox: edits measured.") var edits = 1000
     @Option(help: "join: the trace whose history the document holds.") var trace: String?
-    @Option(help: "sustained: members typing; mailbox: members of the document.") var members = 3
+    @Option(help: "sustained: members typing (default 3); mailbox: members of the document (default 3); join: members after the invite, the sharer included (default 2).")
+    var members: Int?
     @Option(help: "sustained: milliseconds between one member's pushes.") var intervalMs = 50
     @Option(help: "sustained: seconds of typing.") var seconds = 60
     @Option(help: "compaction: change sets pushed into each document.") var changes = 10_000
@@ -145,8 +148,14 @@ struct SyncBenchmark: AsyncParsableCommand {
         let path = trace ?? EditingTrace.sharedDirectory() + "/automerge-paper.json.gz"
         let editing = try EditingTrace.load(path: path)
         guard !editing.isConcurrent else { throw ValidationError("join: a sequential trace is needed") }
+        let invitees = max(1, (members ?? 2) - 1)
         let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL)
         let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL)
+        // The other invitees publish one key package each (all an invite takes from them), 16 at a time.
+        let others = try await concurrentMap(Array(1..<invitees), width: 16) { index in
+            try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, keyPackages: 1)
+        }
+        if !json && invitees > 1 { FileHandle.standardError.write(Data("join: \(invitees) identities with key packages\n".utf8)) }
         let document = Document()
         let body = try document.change(message: "create") { tx -> ObjectID in
             try tx.put(.root, DocumentSchema.schemaKey, .scalar(.int(DocumentSchema.version)))
@@ -161,20 +170,23 @@ struct SyncBenchmark: AsyncParsableCommand {
         let (shareMs, aliceDoc) = try await Clock.measureAsync {
             try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
         }
-        let (inviteMs, _) = try await Clock.measureAsync { try await aliceDoc.invite([bob.account.did]) }
+        let dids = [bob.account.did] + others.map(\.account.did)
+        let (inviteMs, _) = try await Clock.measureAsync { try await aliceDoc.invite(dids) }
+        let welcome = try await bob.account.delivery.getWelcome(convoId: aliceDoc.convoId)
         let (joinMs, text) = try await Clock.measureAsync { () -> String in
             let bobDoc = try await SharedDocument.join(convoId: aliceDoc.convoId, account: bob.account, bundleAt: bob.bundlePath, device: bob.device)
             return try await bobDoc.text()
         }
         guard text == editing.endContent else { throw ValidationError("join: the joiner's text differs from the trace's end content") }
-        return [("trace", "\"\(editing.name)\""), ("characters", "\(text.count)"), ("share_ms", Clock.format(shareMs)),
-                ("invite_ms", Clock.format(inviteMs)), ("join_ms", Clock.format(joinMs)),
-                ("invite_to_text_ms", Clock.format(inviteMs + joinMs))]
+        return [("trace", "\"\(editing.name)\""), ("characters", "\(text.count)"), ("members", "\(invitees + 1)"),
+                ("share_ms", Clock.format(shareMs)), ("invite_ms", Clock.format(inviteMs)),
+                ("welcome_bytes", "\(welcome.welcome.count)"),
+                ("join_ms", Clock.format(joinMs)), ("invite_to_text_ms", Clock.format(inviteMs + joinMs))]
     }
 
     func sustained(directory: String, serverURL: String, serverPID: Int32, serverData: String) async throws -> [(String, String)] {
         var people: [BenchMember] = []
-        for index in 0..<max(2, members) {
+        for index in 0..<max(2, members ?? 3) {
             people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL))
         }
         _ = try DocumentBundle.create(at: people[0].bundlePath, device: people[0].device, title: "typing")
@@ -241,11 +253,14 @@ struct BenchMember {
     let device: DeviceID
     let bundlePath: String
 
-    static func make(_ name: String, directory: String, serverURL: String) async throws -> BenchMember {
+    /// A member with its own home; `keyPackages` overrides how many key packages it publishes.
+    static func make(_ name: String, directory: String, serverURL: String, keyPackages: Int? = nil) async throws -> BenchMember {
         let home = ImprintHome(path: directory + "/home-\(name)")
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
+        var options = SyncOptions()
+        if let keyPackages { options.keyPackageBatch = keyPackages }
         let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil), serverURL: serverURL,
-                                                    httpClient: benchHTTPClient)
+                                                    httpClient: benchHTTPClient, options: options)
         try await account.topUpKeyPackages()
         return BenchMember(account: account, device: try DeviceID(name), bundlePath: directory + "/\(name).imprint")
     }
