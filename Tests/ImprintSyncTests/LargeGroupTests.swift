@@ -7,7 +7,9 @@ import Testing
 
 /// A group past CloudKit's 100 participants on a real server: one commit adds 149 members,
 /// members write, some leave and others join during the run, and every member still in the
-/// group ends with the same text holding every edit. In CI `IMPRINT_LARGE_GROUP_WRITERS`
+/// group ends with the same text holding every edit exactly once. The document's mailbox
+/// threshold is 148, so the run crosses it both ways: 150 members deliver to inboxes, 147
+/// (after three left) to the shared zone only, 149 (after two joined) to inboxes again. In CI `IMPRINT_LARGE_GROUP_WRITERS`
 /// members write (default 12); a wide run sets it to the group size (every member writes).
 extension SyncSuites {
 @Suite struct LargeGroupTests {
@@ -29,7 +31,8 @@ extension SyncSuites {
             }.sorted { $0.name < $1.name }
             let owner = people[0]
             try owner.createBundle(text: "Roster.")
-            let ownerDoc = try await owner.share()
+            let ownerDoc = try await SharedDocument.share(bundleAt: owner.bundlePath, device: owner.device, account: owner.account,
+                                                          mailboxThreshold: Self.members - 2)
             let added = try await ownerDoc.invite(people.dropFirst().map(\.did))
             #expect(added.count == Self.members - 1, "one commit adds everyone; seed \(seed)")
             let joined = try await Self.forEach(Array(people.dropFirst())) { person in
@@ -49,11 +52,25 @@ extension SyncSuites {
             }
             let writerDocs = writers.map { docs[$0.name]! }
             _ = try await Self.forEach(writerDocs) { doc in try await doc.push() }
+            // Past the threshold: a member who did not write holds every writer's copy.
+            let nonWriters = people.dropFirst().filter { person in !writers.contains { $0.name == person.name } }.shuffled(using: &rng)
+            let probe = nonWriters[0]
+            let inbox = { try await probe.liveRecords(in: "inbox_\(probe.did)").count }
+            let first = try await inbox()
+            #expect(first == writers.count, "mailbox mode at \(Self.members) members; seed \(seed)")
 
-            // Three members who did not write leave; two newcomers are invited.
-            let leavers = Array(people.dropFirst().filter { person in !writers.contains { $0.name == person.name } }
-                .shuffled(using: &rng).prefix(3))
+            // Three members who did not write leave; the next commit removes them: shared zone only.
+            let leavers = Array(nonWriters.dropFirst().prefix(3))
             for leaver in leavers { try await docs[leaver.name]!.leave() }
+            try await ownerDoc.update()
+            let midMarker = "mid-\(UInt32.random(in: 0...UInt32.max, using: &rng))"
+            markers.append(midMarker)
+            try owner.edit { try $0.insert(" \(midMarker)", at: 0) }
+            try await ownerDoc.push()
+            let below = try await inbox()
+            #expect(below == writers.count, "\(Self.members - 3) members: no copy; seed \(seed)")
+
+            // Two newcomers take it past the threshold again.
             let newcomers = [try await server.person("late-1"), try await server.person("late-2")]
             try await ownerDoc.invite(newcomers.map(\.did))
             for newcomer in newcomers { docs[newcomer.name] = try await newcomer.join(ownerDoc.convoId) }
@@ -61,6 +78,9 @@ extension SyncSuites {
             markers.append(lateMarker)
             try newcomers[0].edit { try $0.insert(" \(lateMarker)", at: 0) }
             try await docs[newcomers[0].name]!.push()
+            // The invite's snapshot (for the newcomers, in the new epoch) and the late marker.
+            let copies = try await inbox()
+            #expect(copies == writers.count + 2, "\(Self.members - 1) members: copies again; seed \(seed)")
 
             // Everyone still in the group catches up and holds the same text with every edit.
             let stayers = (people + newcomers).filter { person in !leavers.contains { $0.name == person.name } }
@@ -68,12 +88,15 @@ extension SyncSuites {
             _ = try await Self.forEach(stayerDocs) { doc in try await doc.pull() }
             _ = try await ownerDoc.pull()
             let text = try owner.text()
-            for marker in markers { #expect(text.contains(marker), "\(marker) lost; seed \(seed)") }
+            for marker in markers {
+                #expect(text.components(separatedBy: marker).count == 2, "\(marker) lost or repeated; seed \(seed)")
+            }
             let texts = try await Self.forEach(stayers) { person in (person.name, try person.text()) }
             let differing = texts.filter { $0.1 != text }.map(\.0)
             #expect(differing.isEmpty, "\(differing.count) members differ from the owner (\(differing.prefix(5))); seed \(seed)")
             let roster = try await ownerDoc.members().members.map(\.did)
             #expect(Set(roster) == Set(stayers.map(\.did)), "the group is exactly who stayed; seed \(seed)")
+            #expect(try await inbox() == 0, "the probe read and cleared its inbox; seed \(seed)")
         }
     }
 }
