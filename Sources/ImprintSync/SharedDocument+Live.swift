@@ -140,7 +140,7 @@ extension SharedDocument {
                 if pullDue || ContinuousClock.now - lastPull >= pullInterval {
                     pullDue = false
                     lastPull = .now
-                    let report = try await pull()
+                    let report = try await livePull()
                     if report.messages > 0 || report.commits > 0 { events.yield(.pulled(report)) }
                 }
                 let now = TreeStamp.take(logs)

@@ -100,8 +100,9 @@ extension SharedDocument {
                         continue
                     }
                     if try await processApplication(message, report: &report) == false {
+                        // Kept in memory (written with the next state write): the cursor
+                        // stays below it, so a restart finds it again.
                         state.gaps.append(SyncState.Gap(seq: message.seq, epoch: UInt64(message.epoch), firstSeen: Date(), sender: message.sender))
-                        try saveState()
                     }
                 }
             }
@@ -110,7 +111,13 @@ extension SharedDocument {
             guard page.cursor != nil, !page.messages.isEmpty else { break }
         }
         state.lastPull = Date()
-        try saveState()  // flushes anything received first
+        if pullingLive {
+            // `live` pulls often and on the path from a keystroke to another screen: the time
+            // of the pull waits for the next state write, not a flush of its own.
+            try flushReceived()
+        } else {
+            try saveState()  // flushes anything received first
+        }
         try await clearReadInbox()
         try await ensureInbox()  // the commits just processed may have taken the group past the threshold
         report.changes = bundle.document.changes(since: before).count
@@ -121,8 +128,38 @@ extension SharedDocument {
             try await checkRosterRecordingAlerts()
             rosterChecked = true
         }
-        try await acknowledgeProcessed()
+        if pullingLive { acknowledgeInBackground() } else { try await acknowledgeProcessed() }
         return report
+    }
+
+    /// A pull for `live`: as `pull()`, but the processed cursor is acknowledged in the
+    /// background (`acknowledgeInBackground`) and the pull's time is not flushed on its own,
+    /// so neither a request nor an fsync sits between a message's arrival and its display.
+    func livePull() async throws -> PullReport {
+        try await exclusive {
+            pullingLive = true
+            defer { pullingLive = false }
+            return try await pullNow()
+        }
+    }
+
+    /// `acknowledgeProcessed` off the caller's path: one request in flight at a time; the
+    /// stored cursor is remembered in memory and written with the next state write (a lost
+    /// acknowledgement is sent again by a later pull).
+    func acknowledgeInBackground() {
+        let processed = Int(cursor.seq)
+        guard processed > state.acknowledgedSeq, !acknowledgementInFlight else { return }
+        acknowledgementInFlight = true
+        let delivery = account.delivery, convoId = convoId
+        Task {
+            let stored = try? await delivery.updateCursor(convoId: convoId, processedSeq: processed)
+            await self.acknowledged(stored)
+        }
+    }
+
+    func acknowledged(_ stored: Int?) {
+        acknowledgementInFlight = false
+        if let stored { state.acknowledgedSeq = max(state.acknowledgedSeq, stored) }
     }
 
     /// Tells the Delivery Service how far this member has processed (v1.3), once what was
@@ -184,6 +221,7 @@ extension SharedDocument {
 
     /// Tries the gaps again: a record that arrived since is applied now.
     func retryGaps(_ report: inout PullReport) async throws {
+        guard !state.gaps.isEmpty else { return }
         var seen = Set<Int>()
         for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) where seen.insert(gap.seq).inserted {
             let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: "", size: 0,
@@ -195,9 +233,12 @@ extension SharedDocument {
                 // Its epoch's keys are gone: the change set cannot be read any more; its
                 // author's next snapshot or push in a later epoch brings the changes.
                 state.alerts.append("seq \(gap.seq) of epoch \(gap.epoch) arrived after its epoch's keys were deleted")
+                try saveState()
             }
         }
-        try saveState()  // flushes what the gaps brought first
+        // What the gaps brought is made durable now; the list itself lives in memory until the
+        // next write (after a restart the pull finds the same gaps again below the cursor).
+        try flushReceived()
     }
 
     // MARK: Application messages

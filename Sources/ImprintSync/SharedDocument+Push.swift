@@ -48,8 +48,10 @@ extension SharedDocument {
             }
             guard !unsent.isEmpty else { return PushReport(changes: 0, seq: nil, bytes: 0, assets: assets) }
             let (seq, size) = try await send(SyncPayload(kind: .changes, body: ChangeSet.encode(unsent)), heads: heads)
-            state.resend = []
-            try saveState()
+            if !state.resend.isEmpty {
+                state.resend = []
+                try saveState()
+            }
             return PushReport(changes: unsent.count, seq: seq, bytes: size, assets: assets)
         }
     }

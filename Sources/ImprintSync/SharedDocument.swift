@@ -64,6 +64,10 @@ public actor SharedDocument {
     var inboxRead: [String] = []
     /// Whether this member's inbox server failed to answer in the current pull.
     var inboxUnreachable = false
+    /// Whether the running pull is one of `live`'s (`livePull`).
+    var pullingLive = false
+    /// Whether a background acknowledgement of the processed cursor is in flight.
+    var acknowledgementInFlight = false
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account
