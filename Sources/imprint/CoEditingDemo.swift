@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import ImprintBundle
+import ImprintDelivery
 import ImprintKeys
 import ImprintServer
 import ImprintStore
@@ -13,8 +14,8 @@ import ServiceLifecycle
 /// The co-editing part of `imprint demo`: a Delivery Service and zone service started in
 /// this process on loopback (SQLite and asset files in a temporary directory), three people
 /// with homes of their own sharing one document end-to-end encrypted, one of them offline for
-/// a while, a figure shared, a caret seen, then a removal, compaction; and a look at what the
-/// server stored.
+/// a while, a figure shared, a caret seen, then a removal, compaction, a member receiving
+/// through a zone server of his own; and a look at what the servers stored.
 enum CoEditingDemo {
     static func run(_ report: DemoReport) throws {
         report.say("Co-editing: three people, one server that reads nothing, a removal", heading: true)
@@ -25,24 +26,9 @@ enum CoEditingDemo {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-demo-coedit-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root + "/server", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var logger = Logger(label: "imprint-demo-server")
-        logger.logLevel = .critical
-        let store = try await StoreFactory.open(.sqlite(path: root + "/server/delivery.sqlite"), logger: logger)
-        let zones = try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: root + "/server", isDirectory: true),
-                                               configuration: ZoneServiceConfiguration())
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let app = DeliveryServer.makeApplication(
-            store: store, configuration: DeliveryServerConfiguration(serviceDID: "did:web:demo.local", host: "127.0.0.1", port: 0),
-            logger: logger, services: [zones]) { port in
-                portSink.yield(port)
-                portSink.finish()
-            }
-        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else { throw DemoReport.Failure(description: "the demo server did not start") }
-        let url = "http://127.0.0.1:\(port)"
+        let main = try await DemoServer.start(directory: root + "/server")
+        defer { main.task.cancel() }
+        let url = main.url
         report.say("server:                   Delivery Service + zone service on \(url) (SQLite, in this process)")
         try report.check("server started", true, "Delivery Service and zone service on \(url), SQLite in a temporary directory")
         report.progress("three identities publish their key packages")
@@ -164,22 +150,82 @@ enum CoEditingDemo {
         try report.check("compaction frees the zone", compacted,
                          "ada and ben acknowledged a snapshot; the server deleted \(compaction.zone?.deletedRecords ?? 0) change and commit records below it (\(recordsBefore) → \(recordsAfter) records), and the text is intact")
 
-        // What the server holds: search every byte it stored for the document's words.
+        // Ben keeps his records on a zone server of his own: Ada's next message lands there,
+        // written through a capability only the group's current members can derive.
+        report.progress("ben's own server")
+        let own = try await DemoServer.start(directory: root + "/own-server")
+        defer { own.task.cancel() }
+        let benOwn = try await ben.account.registerStorage(StorageProvider(type: "zone-http", endpoint: own.url))
+        let benAgain = try await SharedDocument.open(bundleAt: ben.bundle, device: ben.device, account: benOwn)
+        try await benAgain.pull()  // registers this epoch's capability on his server
+        try await adaDoc.edit { try $0.insert(" Ben's server has it.", at: try $0.text().count) }
+        guard let viaOwn = try await adaDoc.push().seq else { throw DemoReport.Failure(description: "ada's edit was not sent") }
+        let ownZones = try await benOwn.endpoints.store(at: own.url)
+        let inboxBefore = try await ownZones.fetchChanges(zoneId: "inbox_\(benOwn.did)", since: nil, limit: 100).records.filter { !$0.deleted }
+        try await benAgain.pull()
+        let inboxAfter = try await ownZones.fetchChanges(zoneId: "inbox_\(benOwn.did)", since: nil, limit: 100).records.filter { !$0.deleted }
+        let benNow = try await benAgain.text(), adaNow = try await adaDoc.text()
+        let delivered = inboxBefore.map(\.recordName) == ["\(adaDoc.convoId)-\(viaOwn).0"] && inboxAfter.isEmpty && benNow == adaNow
+        if delivered { report.say("ben's own server:         ada's edit reached ben's inbox on \(own.url); ben read it there and cleared it") }
+        try report.check("a member's own server", delivered,
+                         "ben registered storage on a second server; ada's copy went to his inbox there, presenting the epoch's write capability, and ben read it from there")
+
+        // What the servers hold: search every byte they stored for the document's words.
         let needle = Array("ship the encrypted editor".utf8)  // in the text and in the figure
         var files = 0, bytes = 0, found = false
-        if let walker = FileManager.default.enumerator(atPath: root + "/server") {
+        for directory in [root + "/server", root + "/own-server"] {
+            guard let walker = FileManager.default.enumerator(atPath: directory) else { continue }
             while let relative = walker.nextObject() as? String {
-                guard let data = FileManager.default.contents(atPath: root + "/server/" + relative) else { continue }
+                guard let data = FileManager.default.contents(atPath: directory + "/" + relative) else { continue }
                 files += 1
                 bytes += data.count
                 if data.range(of: Data(needle)) != nil { found = true }
             }
         }
-        if !found { report.say("server stored:            \(bytes) bytes in \(files) files; the words \"ship the encrypted editor\" appear in none") }
-        try report.check("no plaintext on the server", !found, "\(bytes) bytes in \(files) server files scanned for the document's words: \(found ? "FOUND" : "none")")
+        if !found { report.say("servers stored:           \(bytes) bytes in \(files) files; the words \"ship the encrypted editor\" appear in none") }
+        try report.check("no plaintext on the server", !found, "\(bytes) bytes in \(files) files of both servers scanned for the document's words: \(found ? "FOUND" : "none")")
 
+        try await own.stop()
+        try await main.stop()
+    }
+}
+
+/// A Delivery Service and zone service started in this process on a free loopback port,
+/// SQLite and asset files in `directory`.
+struct DemoServer {
+    let url: String
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let store: any DeliveryStore
+    let zones: ZoneService
+
+    static func start(directory: String) async throws -> DemoServer {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var logger = Logger(label: "imprint-demo-server")
+        logger.logLevel = .critical
+        let store = try await StoreFactory.open(.sqlite(path: directory + "/delivery.sqlite"), logger: logger)
+        let zones = try await ZoneService.open(delivery: store, dataDirectory: URL(fileURLWithPath: directory, isDirectory: true),
+                                               configuration: ZoneServiceConfiguration())
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let app = DeliveryServer.makeApplication(
+            store: store, configuration: DeliveryServerConfiguration(serviceDID: "did:web:demo.local", host: "127.0.0.1", port: 0),
+            logger: logger, services: [zones]) { port in
+                portSink.yield(port)
+                portSink.finish()
+            }
+        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
+        let task = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        guard let port = await portIterator.next() else {
+            task.cancel()
+            throw DemoReport.Failure(description: "a demo server did not start")
+        }
+        return DemoServer(url: "http://127.0.0.1:\(port)", group: group, task: task, store: store, zones: zones)
+    }
+
+    func stop() async throws {
         await group.triggerGracefulShutdown()
-        try await server.value
+        try await task.value
         try await zones.shutdown()
         try await store.shutdown()
     }

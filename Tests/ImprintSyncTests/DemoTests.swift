@@ -15,7 +15,7 @@ extension SyncSuites {
                      "cy is refused", "appear in none", "fetched by ben on demand: identical", "ada sees ben editing at", "the comment sits on the words it was made on: true"] {
             #expect(result.stdout.contains(line), "the demo did not print \(line)")
         }
-        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 16 steps hold"), "\(result.stdout.suffix(800))")
+        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 17 steps hold"), "\(result.stdout.suffix(800))")
     }
 
     /// `imprint demo --json`: one object, every step named, checked and timed, nothing else.
@@ -30,7 +30,7 @@ extension SyncSuites {
         #expect(names == ["replicas converge", "history and undo", "conflict copy merged", "settled copy removed", "machines agree",
                           "server started", "shared, invited, joined", "concurrent edits merge", "a figure travels encrypted",
                           "presence reaches the others", "removed member cut off", "compaction frees the zone",
-                          "no plaintext on the server", "snapshot exported", "wrong password refused", "comment comes home anchored"])
+                          "a member's own server", "no plaintext on the server", "snapshot exported", "wrong password refused", "comment comes home anchored"])
         for step in steps {
             #expect(step["ok"] as? Bool == true && (step["ms"] as? Double ?? -1) >= 0 && !(step["detail"] as? String ?? "").isEmpty, "\(step)")
         }
