@@ -23,6 +23,9 @@ final class SequenceState {
     var elements: [Register] = []
     /// List: each element's value as inserted (history keeps it after overwrites).
     var initialValues: [NewValue] = []
+    /// Text: every mark op received, in arrival order (`MarkResolution.swift` resolves
+    /// them). Empty for plain text, which then costs nothing more to edit or read.
+    var marks: [(id: OpID, mark: MarkOp)] = []
     /// Per-actor id index; built lazily after a bulk load, so loading a document and
     /// reading its text never pays for it.
     var index: [Int32: IDIndex] {

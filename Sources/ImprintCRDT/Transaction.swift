@@ -118,6 +118,10 @@ public struct Transaction {
             doc.records[doc.openRecordCandidate!].appendText(obj: o, id: id, left: l, right: r, text: text, count: n)
             doc.noteUndo(.inserted(obj: o, first: id, count: n))
             doc.notePatch(.splice(obj: obj, index: index, text: text))
+            // Text typed inside or at the growing edge of a mark carries it.
+            if doc.patchesWanted && !seq.marks.isEmpty {
+                for p in doc.markPatches(obj, seq, index..<index + n, onlyMarked: true) { doc.notePatch(p) }
+            }
         }
     }
 

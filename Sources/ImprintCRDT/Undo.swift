@@ -8,6 +8,10 @@ enum UndoStep {
     case counter(obj: OpID, key: Key, by: Int64)
     case inserted(obj: OpID, first: OpID, count: Int)
     case deleted(obj: OpID, target: OpID, count: Int)
+    /// A mark op over `start ..< end`; `previous` holds the values the mark had on the
+    /// characters it covered, run by run (each run's first character and value).
+    case marked(obj: OpID, start: MarkOp.Anchor, end: MarkOp.Anchor, name: String, instance: OpID?,
+                previous: [(first: OpID, value: ScalarValue?)])
 }
 
 extension Document {
@@ -27,6 +31,8 @@ extension Document {
     /// Inserted items are deleted; deleted text and list items are inserted again where
     /// they were (as new items); map values are put back, counters decremented. A map
     /// value that was a nested object comes back as a new empty object of the same type.
+    /// Formatting (``Transaction/mark(_:_:_:_:expand:)`` and friends) is put back to the
+    /// values the characters had before, by new mark ops over the same range.
     @discardableResult
     public func undo() throws -> Bool {
         guard undoStack.count > undoFloor, let e = undoStack.popLast() else { return false }
@@ -80,6 +86,8 @@ extension Document {
                         guard let loc = s.locate(id), !loc.leaf.spans[loc.span].deleted else { continue }
                         try deleteLocal(o, s, s.visibleIndex(of: loc), 1)
                     }
+                case .marked(let o, let start, let end, let name, let instance, let previous):
+                    invertMark(obj: o, start: start, end: end, name: name, instance: instance, previous: previous)
                 case .deleted(let o, let target, let count):
                     guard case .sequence(let s) = objects[o], let loc = s.locate(target) else { continue }
                     let at = s.visibleIndex(of: loc)

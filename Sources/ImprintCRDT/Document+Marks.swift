@@ -1,0 +1,202 @@
+extension Document {
+    /// The text of `obj` cut into runs of equal marks (see ``Mark``), in order; their texts
+    /// joined are ``text(_:)``. Plain text is one span without marks, an empty text no span.
+    ///
+    /// ```swift
+    /// try doc.change { tx in
+    ///     try tx.splice(body, at: 0, insert: "Hello world")
+    ///     try tx.mark(body, 0..<5, "bold")
+    /// }
+    /// try doc.spans(body)   // [TextSpan("Hello", marks: [bold]), TextSpan(" world")]
+    /// ```
+    public func spans(_ obj: ObjectID) throws -> [TextSpan] {
+        let seq = try sequence(obj, text: true).1
+        return seq.markedRuns(seq.resolveMarks(less: opLess)).map { TextSpan($0.text, marks: publicMarks($0.marks)) }
+    }
+
+    /// The spans of a text object as of `heads` (see ``spans(_:)``).
+    public func spans(_ obj: ObjectID, at heads: [ChangeHash]) throws -> [TextSpan] {
+        try view(at: heads).spans(obj)
+    }
+
+    /// Lamport order on op ids: by counter, then by the actors' bytes.
+    func opLess(_ a: OpID, _ b: OpID) -> Bool {
+        a.counter != b.counter ? a.counter < b.counter : actorLess(a.actor, b.actor)
+    }
+
+    func publicMarks(_ marks: [ResolvedMark]) -> [Mark] {
+        marks.map { m in
+            Mark(name: m.name, value: m.value, id: m.instance.map { MarkID(counter: $0.counter, actor: actors[Int($0.actor)]) })
+        }
+    }
+
+    /// The marks of every visible character, in order (each an array shared by its run).
+    func visibleMarks(_ seq: SequenceState) -> [[Mark]] {
+        var out: [[Mark]] = []
+        out.reserveCapacity(seq.visibleCount)
+        for run in seq.markedRuns(seq.resolveMarks(less: opLess)) {
+            let marks = publicMarks(run.marks)
+            out.append(contentsOf: repeatElement(marks, count: run.count))
+        }
+        return out
+    }
+
+    // MARK: Local mark ops
+
+    /// The anchors of a mark over visible `range` (not empty) of `seq` with `expand`.
+    func anchors(_ seq: SequenceState, _ range: Range<Int>, _ expand: Mark.Expand) -> (MarkOp.Anchor, MarkOp.Anchor) {
+        func item(_ i: Int) -> OpID { seq.contentOffset(atVisible: i)!.0 }
+        let start: MarkOp.Anchor
+        if expand == .before || expand == .both {
+            start = range.lowerBound == 0 ? .start : .after(item(range.lowerBound - 1))
+        } else {
+            start = .before(item(range.lowerBound))
+        }
+        let end: MarkOp.Anchor
+        if expand == .after || expand == .both {
+            end = range.upperBound == seq.visibleCount ? .end : .before(item(range.upperBound))
+        } else {
+            end = .after(item(range.upperBound - 1))
+        }
+        return (start, end)
+    }
+
+    /// Records and applies a local mark op; `instance == .root` stands for "this op's own id"
+    /// (a new overlapping mark). Notes its undo step (the values the mark had before, run by
+    /// run) and its patches. Returns the op's id.
+    @discardableResult
+    func markLocal(_ o: OpID, _ seq: SequenceState, _ m: MarkOp) -> OpID {
+        var m = m
+        let id = nextOpID(width: 1)
+        if m.instance == .root { m.instance = id }
+        let covered = seq.coverage(m)
+        if currentUndo != nil {
+            noteUndo(.marked(obj: o, start: m.start, end: m.end, name: m.name, instance: m.instance, previous: previousValues(seq, m, covered)))
+        }
+        recordLocal(Op(id: id, obj: o, action: .mark(m)))
+        seq.addMark(m, id: id)
+        if patchesWanted {
+            let (first, ids) = seq.visibleItems(inAbsolute: covered)
+            for p in markPatches(publicID(o), seq, first..<first + ids.count, onlyMarked: false) { notePatch(p) }
+        }
+        return id
+    }
+
+    /// The values the mark `m` names (`name`, `instance`) has on the visible items `m`
+    /// covers, as runs: each run's first item and value (nil: unmarked).
+    private func previousValues(_ seq: SequenceState, _ m: MarkOp, _ covered: Range<Int>) -> [(first: OpID, value: ScalarValue?)] {
+        let (first, ids) = seq.visibleItems(inAbsolute: covered)
+        guard !ids.isEmpty else { return [] }
+        var values: [ScalarValue?] = []
+        values.reserveCapacity(ids.count)
+        var index = 0
+        for run in seq.markedRuns(seq.resolveMarks(less: opLess)) {
+            let lo = max(index, first), hi = min(index + run.count, first + ids.count)
+            if lo < hi {
+                let v = run.marks.first { $0.name == m.name && $0.instance == m.instance }?.value
+                values.append(contentsOf: repeatElement(v, count: hi - lo))
+            }
+            index += run.count
+        }
+        var out: [(first: OpID, value: ScalarValue?)] = []
+        for (k, v) in values.enumerated() where out.isEmpty || out.last!.value != v {
+            out.append((ids[k], v))
+        }
+        return out
+    }
+
+    /// `.marks` patches for the visible `range` of a text, run by run; `onlyMarked` leaves
+    /// out runs without marks (for text a view has just inserted plain).
+    func markPatches(_ obj: ObjectID, _ seq: SequenceState, _ range: Range<Int>, onlyMarked: Bool) -> [Patch] {
+        guard !range.isEmpty else { return [] }
+        var out: [Patch] = []
+        var index = 0
+        for run in seq.markedRuns(seq.resolveMarks(less: opLess)) {
+            let lo = max(index, range.lowerBound), hi = min(index + run.count, range.upperBound)
+            if lo < hi && !(onlyMarked && run.marks.isEmpty) {
+                out.append(.marks(obj: obj, index: lo, count: hi - lo, marks: publicMarks(run.marks)))
+            }
+            index += run.count
+            if index >= range.upperBound { break }
+        }
+        return out
+    }
+
+    /// Undoes a mark op: puts back the values its range had before, run by run (the first
+    /// run from the op's own start anchor, the last to its own end anchor, so the restored
+    /// range grows at its edges as the undone one did).
+    func invertMark(obj o: OpID, start: MarkOp.Anchor, end: MarkOp.Anchor, name: String, instance: OpID?,
+                    previous: [(first: OpID, value: ScalarValue?)]) {
+        guard case .sequence(let seq) = objects[o] else { return }
+        for (k, run) in previous.enumerated() {
+            let s: MarkOp.Anchor = k == 0 ? start : .before(run.first)
+            let e: MarkOp.Anchor = k == previous.count - 1 ? end : .before(previous[k + 1].first)
+            markLocal(o, seq, MarkOp(start: s, end: e, name: name, value: run.value, instance: instance))
+        }
+    }
+}
+
+extension Transaction {
+    /// Sets mark `name` to `value` on the characters in `range` of a text (replacing the
+    /// value of `name` they had); an empty range does nothing.
+    ///
+    /// `expand` says whether text typed later at the range's edges joins it: `.after`
+    /// (the default) for styles such as bold or italic, `.none` for links.
+    ///
+    /// ```swift
+    /// try doc.change { tx in
+    ///     try tx.mark(body, 0..<5, "bold")
+    ///     try tx.mark(body, 6..<11, "link", .string("https://example.com"), expand: .none)
+    /// }
+    /// ```
+    public func mark(_ obj: ObjectID, _ range: Range<Int>, _ name: String, _ value: ScalarValue = .bool(true),
+                     expand: Mark.Expand = .after) throws {
+        try setMark(obj, range, name, value, instance: nil, expand: expand)
+    }
+
+    /// Clears mark `name` from the characters in `range` of a text (Peritext's
+    /// `removeMark`): concurrent formatting that started earlier loses to it where they
+    /// overlap. With `expand: .after` (the default) text typed at the end of the cleared
+    /// range stays unmarked too, as it does after clearing bold in an editor.
+    public func unmark(_ obj: ObjectID, _ range: Range<Int>, _ name: String, expand: Mark.Expand = .after) throws {
+        try setMark(obj, range, name, nil, instance: nil, expand: expand)
+    }
+
+    /// Adds a mark that overlaps other marks of its name instead of replacing them (a
+    /// comment, a highlight) and returns its id; remove it with ``unmark(_:_:id:)``.
+    ///
+    /// ```swift
+    /// let first = try tx.annotate(body, 0..<5, "comment", .string("c1"))
+    /// let second = try tx.annotate(body, 3..<9, "comment", .string("c2"))   // both on 3..<5
+    /// ```
+    @discardableResult
+    public func annotate(_ obj: ObjectID, _ range: Range<Int>, _ name: String, _ value: ScalarValue = .bool(true),
+                         expand: Mark.Expand = .none) throws -> MarkID {
+        guard !range.isEmpty else { throw CRDTError(.indexOutOfBounds, "an annotation needs a non-empty range") }
+        let id = try setMark(obj, range, name, value, instance: .root, expand: expand)!
+        return MarkID(counter: id.counter, actor: doc.actors[Int(id.actor)])
+    }
+
+    /// Removes the overlapping mark `id` (added by ``annotate(_:_:_:_:expand:)``) from the
+    /// characters in `range`. Throws `.noSuchItem` if the text has no such mark.
+    public func unmark(_ obj: ObjectID, _ range: Range<Int>, id: MarkID) throws {
+        let (_, seq) = try doc.sequence(obj, text: true)
+        guard let a = doc.actorIndex[id.actor],
+            let added = seq.marks.first(where: { $0.id == OpID(counter: id.counter, actor: a) && $0.mark.instance == $0.id })
+        else { throw CRDTError(.noSuchItem, "no mark \(id) in \(obj)") }
+        try setMark(obj, range, added.mark.name, nil, instance: added.id, expand: .none)
+    }
+
+    /// Records one mark op over visible `range`; returns its id (nil for an empty range).
+    @discardableResult
+    private func setMark(_ obj: ObjectID, _ range: Range<Int>, _ name: String, _ value: ScalarValue?, instance: OpID?,
+                         expand: Mark.Expand) throws -> OpID? {
+        let (o, seq) = try doc.sequence(obj, text: true)
+        guard range.lowerBound >= 0 && range.upperBound <= seq.visibleCount else {
+            throw CRDTError(.indexOutOfBounds, "range \(range) of \(seq.visibleCount)")
+        }
+        guard !range.isEmpty else { return nil }
+        let (start, end) = doc.anchors(seq, range, expand)
+        return doc.markLocal(o, seq, MarkOp(start: start, end: end, name: name, value: value, instance: instance))
+    }
+}
