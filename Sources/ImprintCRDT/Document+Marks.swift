@@ -136,6 +136,54 @@ extension Document {
     }
 }
 
+extension Document {
+    /// The marks of the items `ids` of a text (deleted ones too: tombstones keep theirs).
+    func marks(ofItems ids: [OpID], in seq: SequenceState) -> [[ResolvedMark]] {
+        let runs = seq.resolveMarks(less: opLess)
+        return ids.map { id in
+            guard let loc = seq.locate(id) else { return [] }
+            let p = seq.absoluteIndex(of: loc)
+            var lo = 0, hi = runs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if runs[mid].end <= p { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < runs.count && runs[lo].start <= p ? runs[lo].marks : []
+        }
+    }
+
+    /// Gives the consecutive new characters `ids` (text undo put back) the marks `wanted`
+    /// (those of the deleted characters they stand for) by mark ops over the runs where
+    /// they differ, none of which grows.
+    func restoreMarks(_ o: OpID, _ seq: SequenceState, _ ids: [OpID], _ wanted: [[ResolvedMark]]) {
+        struct Key: Hashable {
+            var name: String
+            var instance: OpID?
+        }
+        let current = marks(ofItems: ids, in: seq)
+        var keys: [Key] = []
+        for m in (wanted + current).joined() where !keys.contains(Key(name: m.name, instance: m.instance)) {
+            keys.append(Key(name: m.name, instance: m.instance))
+        }
+        for key in keys {
+            func value(_ marks: [ResolvedMark]) -> ScalarValue? { marks.first { $0.name == key.name && $0.instance == key.instance }?.value }
+            var k = 0
+            while k < ids.count {
+                let v = value(wanted[k])
+                var end = k, differs = false
+                while end < ids.count && value(wanted[end]) == v {
+                    if value(current[end]) != v { differs = true }
+                    end += 1
+                }
+                if differs {
+                    markLocal(o, seq, MarkOp(start: .before(ids[k]), end: .after(ids[end - 1]), name: key.name, value: v, instance: key.instance))
+                }
+                k = end
+            }
+        }
+    }
+}
+
 extension Transaction {
     /// Sets mark `name` to `value` on the characters in `range` of a text (replacing the
     /// value of `name` they had); an empty range does nothing.

@@ -33,6 +33,18 @@ extension SequenceState {
         marks.append((id, m))
     }
 
+    /// The characters marks end just after (`after(t)` end anchors: marks that do not grow
+    /// at their end) and start just before (`before(t)` start anchors), for placing local
+    /// inserts among tombstones.
+    func markBoundaries() -> (closing: Set<OpID>, opening: Set<OpID>) {
+        var closing = Set<OpID>(), opening = Set<OpID>()
+        for (_, m) in marks {
+            if case .after(let t) = m.end { closing.insert(t) }
+            if case .before(let t) = m.start { opening.insert(t) }
+        }
+        return (closing, opening)
+    }
+
     /// The absolute index (document order, tombstones counted) of the item at `loc`.
     func absoluteIndex(of loc: Location) -> Int {
         var pos = 0

@@ -32,7 +32,8 @@ extension Document {
     /// they were (as new items); map values are put back, counters decremented. A map
     /// value that was a nested object comes back as a new empty object of the same type.
     /// Formatting (``Transaction/mark(_:_:_:_:expand:)`` and friends) is put back to the
-    /// values the characters had before, by new mark ops over the same range.
+    /// values the characters had before, by new mark ops over the same range; deleted text
+    /// comes back with the marks it had.
     @discardableResult
     public func undo() throws -> Bool {
         guard undoStack.count > undoFloor, let e = undoStack.popLast() else { return false }
@@ -99,9 +100,12 @@ extension Document {
                             bytes += s.scalarBytes(at: l)
                             restored.append(target.advanced(by: k))
                         }
+                        // Formatted text comes back with the marks it had.
+                        let wanted = s.marks.isEmpty ? [] : marks(ofItems: restored, in: s)
                         let first = OpID(counter: maxCounter + 1, actor: selfActor)
                         try tx.splice(publicID(o), at: at, insert: String(decoding: bytes, as: UTF8.self))
                         for (k, old) in restored.enumerated() { undoReplacements[old] = first.advanced(by: k) }
+                        if !wanted.isEmpty { restoreMarks(o, s, restored.indices.map { first.advanced(by: $0) }, wanted) }
                     } else {
                         var offset = 0
                         for k in 0..<count {

@@ -76,6 +76,43 @@ import Testing
                                    TextSpan("d", marks: [Self.italic]), TextSpan("efg")])
     }
 
+    /// Local inserts among tombstones are placed as Peritext places them: after a deleted
+    /// character a link ends at, before a deleted character a mark starts at.
+    @Test func typingWhereAMarkEdgeWasDeleted() throws {
+        let (a, b, t) = try pair("see docs now")
+        let link = Mark(name: "link", value: .string("u"))
+        try a.change { tx in try tx.mark(t, 4..<8, "link", .string("u"), expand: .none) }
+        try a.change { tx in try tx.splice(t, at: 6, delete: 2) }   // "see do now": the link's last two gone
+        try a.change { tx in try tx.splice(t, at: 6, insert: "!") }
+        #expect(try exchange(a, b, t) == [TextSpan("see "), TextSpan("do", marks: [link]), TextSpan("! now")])
+        // A bold whose first character was deleted: typing after the text before it stays plain.
+        try b.change { tx in try tx.mark(t, 8..<11, "bold") }          // "now"
+        try b.change { tx in try tx.splice(t, at: 8, delete: 1) }       // "ow"
+        try b.change { tx in try tx.splice(t, at: 8, insert: "N") }
+        #expect(try exchange(a, b, t) == [TextSpan("see "), TextSpan("do", marks: [link]), TextSpan("! N"),
+                                          TextSpan("ow", marks: [Self.bold])])
+    }
+
+    /// Undoing a deletion of formatted text brings its marks back with it.
+    @Test func undoingADeletionRestoresItsMarks() throws {
+        let (a, b, t) = try pair("abcdef")
+        let link = Mark(name: "link", value: .string("u"))
+        try a.change { tx in
+            try tx.mark(t, 1..<3, "bold")
+            try tx.mark(t, 3..<5, "link", .string("u"), expand: .none)
+        }
+        let formatted = try a.spans(t)
+        try a.change { tx in try tx.splice(t, at: 2, delete: 3) }
+        #expect(try a.spans(t) == [TextSpan("a"), TextSpan("b", marks: [Self.bold]), TextSpan("f")])
+        #expect(try a.undo())
+        #expect(try a.spans(t) == formatted)
+        #expect(formatted == [TextSpan("a"), TextSpan("bc", marks: [Self.bold]), TextSpan("de", marks: [link]), TextSpan("f")])
+        #expect(try exchange(a, b, t) == formatted)
+        #expect(try Document.load(a.save()).spans(t) == formatted)
+        #expect(try a.redo())
+        #expect(try a.spans(t) == [TextSpan("a"), TextSpan("b", marks: [Self.bold]), TextSpan("f")])
+    }
+
     // MARK: The Peritext paper's examples
 
     /// Bold made concurrently with text typed at its end: the text joins the bold run;
