@@ -85,7 +85,8 @@ extension Document {
                             hops += 1
                         }
                         guard let loc = s.locate(id), !loc.leaf.spans[loc.span].deleted else { continue }
-                        try deleteLocal(o, s, s.visibleIndex(of: loc), 1)
+                        // Through `tx.delete`, so the patch stream hears of it.
+                        try tx.delete(publicID(o), at: s.visibleIndex(of: loc))
                     }
                 case .marked(let o, let start, let end, let name, let instance, let previous):
                     invertMark(obj: o, start: start, end: end, name: name, instance: instance, previous: previous)

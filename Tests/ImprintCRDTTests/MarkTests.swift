@@ -372,6 +372,66 @@ import Testing
         #expect(try Document.load(doc.save()).spans(body) == doc.spans(body))
     }
 
+    /// Mutated version 2 payloads (behind a valid checksum) and mutated mark changes either
+    /// fail with a typed error or give a document that keeps `DecoderFuzzTests`' promises
+    /// and reads the same spans after save/load and after replaying its history.
+    @Test func mutatedFormattedDocumentsAndChangesKeepTheirPromises() throws {
+        let seed = testSeed("MarkTests.fuzz", fallback: 0x5EED_0A11)
+        var rng = SplitMix64(seed: seed)
+        let (a, b, t) = try pair("The fox jumped over the dog.")
+        for k in 0..<16 { try Self.randomEdit(k % 2 == 0 ? a : b, t, &rng) }
+        try a.change { tx in try tx.mark(t, 0..<3, "bold") }
+        try a.apply(b.allChanges())
+        func spansKept(_ d: Document) -> [String] {
+            guard case .object(let text, .text)? = try? d.get(.root, "t"), let spans = try? d.spans(text) else { return [] }
+            var broken: [String] = []
+            if (try? Document.load(d.save()).spans(text)) != spans { broken.append("spans differ after save → load") }
+            let replayed = Document()
+            if (try? replayed.apply(d.allChanges())) == nil || (try? replayed.spans(text)) != spans {
+                broken.append("spans differ after replay")
+            }
+            return broken
+        }
+        let saved = a.save()
+        #expect(saved[4] == DocumentFormat.markVersion)
+        let payload = try DocumentFormat.unframe(saved)
+        var loaded = 0
+        for round in 0..<1500 {
+            var m = payload
+            let i = Int.random(in: (m.count * 2 / 3)..<m.count, using: &rng)   // bias to the spans and marks
+            switch round % 3 {
+            case 0: m[i] ^= UInt8.random(in: 1...255, using: &rng)
+            case 1: m = Array(m.prefix(i))
+            default: m[i] = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80][Int.random(in: 0..<6, using: &rng)]
+            }
+            do {
+                let d = try Document.load(DocumentFormat.frame(m, version: DocumentFormat.markVersion))
+                loaded += 1
+                let broken = DecoderFuzzTests.brokenPromises(d) + spansKept(d)
+                if !broken.isEmpty { Issue.record("seed \(seed) round \(round): a mutated payload loaded but \(broken)") }
+            } catch is CRDTError {
+            } catch {
+                Issue.record("seed \(seed) round \(round): untyped error \(error)")
+            }
+        }
+        let changes = a.allChanges()
+        let markChanges = changes.filter { $0.bytes[4] == ChangeCoding.markVersion }
+        #expect(!markChanges.isEmpty)
+        var accepted = 0
+        for round in 0..<600 {
+            let original = markChanges[round % markChanges.count]
+            var m = original.bytes
+            m[Int.random(in: 5..<m.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
+            guard let c = try? Change(bytes: m) else { continue }
+            let fresh = Document()
+            try fresh.apply(changes.filter { $0.hash != original.hash })
+            if (try? fresh.apply(c)) != nil { accepted += 1 }
+            let broken = DecoderFuzzTests.brokenPromises(fresh) + spansKept(fresh)
+            if !broken.isEmpty { Issue.record("seed \(seed) round \(round): after a mutated change \(broken)") }
+        }
+        print("MarkTests.fuzz: seed \(seed): \(loaded) mutated payloads loaded, \(accepted) mutated changes applied; all kept their promises")
+    }
+
     @Test func laterFormatVersionsAreRefusedWithATypedError() throws {
         let (a, _, t) = try pair("abc")
         try a.change { tx in try tx.mark(t, 0..<2, "bold") }
@@ -432,6 +492,9 @@ import Testing
         let seed = testSeed("MarkTests.patches", fallback: 0x3A2C_0011)
         var rng = SplitMix64(seed: seed)
         let (a, b, t) = try pair("The fox jumped.")
+        // Undoing the text's creation would detach it from the root, and patches only
+        // describe what the root reaches.
+        a.undoStack.removeAll()
         var stream = a.patches().makeAsyncIterator()
         let model = try PatchModel(a, at: a.currentHeads)
         var origins: [PatchBatch.Origin] = []
@@ -445,11 +508,15 @@ import Testing
             case 8: _ = try a.redo()
             default: try b.apply(a.allChanges())
             }
+            // The sentinel is no undo step, so undo and redo reach the edits (and redo stays possible).
+            a.recordingUndo = false
             try a.change { tx in try tx.put(.root, "tick", .scalar(.int(Int64(step)))) }
+            a.recordingUndo = true
             try await PatchStreamTests.drain(&stream, into: model, tick: Int64(step), origins: &origins)
             let expected = try a.spans(t)
             #expect(model.spans(t) == expected, "step \(step), seed \(seed)")
             if model.spans(t) != expected { return }
         }
+        #expect(Set(origins) == [.local, .remote, .undo], "seed \(seed)")
     }
 }
