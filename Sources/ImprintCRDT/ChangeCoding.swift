@@ -30,6 +30,7 @@ enum ChangeCoding {
     static func encode(_ r: ChangeRecord, depHashes: [ChangeHash], actorOf: (Int32) -> ActorID) -> [UInt8] {
         // Actor table: author first, then every other referenced actor sorted by bytes.
         var others = Set<Int32>()
+        var hasMarks = false
         func note(_ id: OpID) { if id.actor >= 0 && id.actor != r.actor { others.insert(id.actor) } }
         for op in r.ops {
             note(op.obj)
@@ -43,12 +44,12 @@ enum ChangeCoding {
             case .remove(let t, _):
                 note(t)
             case .mark(let m):
+                hasMarks = true
                 if let i = m.start.item { note(i) }
                 if let i = m.end.item { note(i) }
                 if let i = m.instance { note(i) }
             }
         }
-        let hasMarks = r.ops.contains { if case .mark = $0.action { true } else { false } }
         let sortedOthers = others.sorted { actorOf($0) < actorOf($1) }
         var table: [Int32: Int] = [r.actor: 0]
         for (i, a) in sortedOthers.enumerated() { table[a] = i + 1 }

@@ -366,6 +366,12 @@ import Testing
         #expect(try doc.spans(body) == [TextSpan(text)])
         let resaved = doc.save()
         #expect(resaved[4] == 1)
+        // Opened as the actor that saved it (first in its actor table), it saves back byte
+        // for byte as the old build wrote it.
+        var payload = ByteReader(try DocumentFormat.unframe(Array(document[..<end])))
+        _ = try payload.uleb()
+        let writer = try #require(ActorID(bytes: Array(try payload.lengthPrefixed())))
+        #expect(try Document.load(Array(document[..<end]), actor: writer).save() == Array(document[..<end]))
         #expect(try Document.load(resaved).allChanges().map(\.hash) == doc.allChanges().map(\.hash))
         // Formatting it makes a version 2 document that loads with its marks.
         try doc.change { tx in try tx.mark(body, 0..<1, "bold") }
