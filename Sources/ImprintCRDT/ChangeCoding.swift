@@ -1,11 +1,16 @@
 /// The canonical binary form of one change (see `docs/format.md`, "Change").
 ///
-/// Layout: magic `IMPC`, version 1, then the body: actor table, seq, startOp, time,
+/// Layout: magic `IMPC`, version (1, or 2 when the change holds a mark op), then the body: actor table, seq, startOp, time,
 /// message, deps, ops. Op ids are implicit (each op starts where the previous ended);
 /// references to other ops are `(actor index + 1, counter)`, with 0 for none/root.
 enum ChangeCoding {
     static let magic: [UInt8] = Array("IMPC".utf8)
+    /// The version of changes without mark ops (their bytes, and so their hashes, are the
+    /// same as before marks existed).
     static let version: UInt8 = 1
+    /// The version of changes holding a mark op (tag 7): readers that predate marks refuse
+    /// them with `unsupportedVersion` instead of misreading them.
+    static let markVersion: UInt8 = 2
     /// Upper bound on op counters in one change, to keep decoders bounded.
     static let maxOpCount = 1 << 40
 
@@ -16,6 +21,7 @@ enum ChangeCoding {
         static let insertText: UInt8 = 4
         static let insertElement: UInt8 = 5
         static let remove: UInt8 = 6
+        static let mark: UInt8 = 7
     }
 
     // MARK: Encode
@@ -24,6 +30,7 @@ enum ChangeCoding {
     static func encode(_ r: ChangeRecord, depHashes: [ChangeHash], actorOf: (Int32) -> ActorID) -> [UInt8] {
         // Actor table: author first, then every other referenced actor sorted by bytes.
         var others = Set<Int32>()
+        var hasMarks = false
         func note(_ id: OpID) { if id.actor >= 0 && id.actor != r.actor { others.insert(id.actor) } }
         for op in r.ops {
             note(op.obj)
@@ -36,6 +43,11 @@ enum ChangeCoding {
                 note(rt)
             case .remove(let t, _):
                 note(t)
+            case .mark(let m):
+                hasMarks = true
+                if let i = m.start.item { note(i) }
+                if let i = m.end.item { note(i) }
+                if let i = m.instance { note(i) }
             }
         }
         let sortedOthers = others.sorted { actorOf($0) < actorOf($1) }
@@ -44,7 +56,7 @@ enum ChangeCoding {
 
         var w = ByteWriter()
         w.raw(magic)
-        w.byte(version)
+        w.byte(hasMarks ? markVersion : version)
         w.uleb(1 + sortedOthers.count)
         w.lengthPrefixed(actorOf(r.actor).bytes)
         for a in sortedOthers { w.lengthPrefixed(actorOf(a).bytes) }
@@ -98,6 +110,17 @@ enum ChangeCoding {
                 w.byte(Tag.insertElement); id(op.obj); id(l); id(rt); ValueCoding.encode(v, &w)
             case .remove(let t, let n):
                 w.byte(Tag.remove); id(op.obj); id(t); w.uleb(n)
+            case .mark(let m):
+                w.byte(Tag.mark); id(op.obj)
+                // The writer is handed to the ref closure: `id` would access `w` a second time.
+                MarkCoding.encode(m, &w) { o, w in
+                    if o.actor < 0 {
+                        w.uleb(0)
+                    } else {
+                        w.uleb(table[o.actor]! + 1)
+                        w.uleb(o.counter)
+                    }
+                }
             }
         }
         return w.bytes
@@ -111,7 +134,7 @@ enum ChangeCoding {
             throw CRDTError(.notImprintData, "not an Imprint change")
         }
         let v = try r.byte()
-        guard v == version else { throw CRDTError(.unsupportedVersion, "change format version \(v)") }
+        guard v == version || v == markVersion else { throw CRDTError(.unsupportedVersion, "change format version \(v)") }
         let actorCount = try r.count(max: min(r.remaining, 1 << 16))
         guard actorCount >= 1 else { throw CRDTError(.malformed, "change without author") }
         var actors: [ActorID] = []
@@ -196,6 +219,13 @@ enum ChangeCoding {
                 let n = try r.count(max: maxOpCount)
                 guard !t.isNone, n >= 1 else { throw CRDTError(.malformed, "bad remove") }
                 action = .remove(target: t, count: n)
+            case Tag.mark:
+                guard v == markVersion else { throw CRDTError(.malformed, "mark op in a version \(v) change") }
+                action = .mark(try MarkCoding.decode(&r) { r in
+                    let a = try r.count(max: actorCount)
+                    if a == 0 { return nil }
+                    return OpID(counter: try r.count(max: maxOpCount), actor: Int32(a - 1))
+                })
             default:
                 throw CRDTError(.malformed, "unknown op tag \(tag)")
             }
@@ -212,6 +242,10 @@ enum ChangeCoding {
             ops.append(op)
         }
         guard next - startOp == opCount else { throw CRDTError(.malformed, "op count mismatch") }
+        // Canonical form: version 2 exactly when a mark op is present.
+        if v == markVersion, !ops.contains(where: { if case .mark = $0.action { true } else { false } }) {
+            throw CRDTError(.malformed, "version 2 change without a mark op")
+        }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes after change") }
         return DecodedChange(actors: actors, seq: seq, startOp: startOp, opCount: opCount, time: time, message: message, deps: deps, ops: ops)
     }

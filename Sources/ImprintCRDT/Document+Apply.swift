@@ -76,6 +76,7 @@ extension Document {
             case .insertText(let l, let r, let b, let n): o.action = .insertText(left: m(l), right: m(r), utf8: b, count: n)
             case .insertElement(let l, let r, let v): o.action = .insertElement(left: m(l), right: m(r), value: v)
             case .remove(let t, let n): o.action = .remove(target: m(t), count: n)
+            case .mark(let mk): o.action = .mark(mk.mapIDs(m))
             }
             ops.append(o)
         }
@@ -103,6 +104,8 @@ extension Document {
         var created: [OpID: ObjectType] = [:]
         // Items inserted by this change, per object: (first id, count).
         var inserted: [OpID: [(OpID, Int)]] = [:]
+        // Mark ops of this change (an overlapping mark may be named by one of them).
+        var marksAdded = Set<OpID>()
         func type(_ o: OpID) throws -> ObjectType {
             if let t = created[o] { return t }
             guard let s = objects[o] else { throw CRDTError(.malformed, "op on unknown object") }
@@ -151,6 +154,18 @@ extension Document {
                     }
                     c = e
                 }
+            case .mark(let mk):
+                guard t == .text else { throw CRDTError(.malformed, "mark on a \(t)") }
+                for item in [mk.start.item, mk.end.item].compactMap({ $0 }) {
+                    guard !item.isNone, exists(item, in: op.obj) else { throw CRDTError(.malformed, "mark anchor unknown") }
+                }
+                // An overlapping mark is named by the op that added it: this one, or an earlier mark op.
+                if let i = mk.instance, i != op.id {
+                    let known: Bool
+                    if case .sequence(let s) = objects[op.obj], s.marks.contains(where: { $0.id == i }) { known = true } else { known = marksAdded.contains(i) }
+                    guard known else { throw CRDTError(.malformed, "mark instance unknown") }
+                }
+                marksAdded.insert(op.id)
             }
             if case .put(_, .object(let nt), _) = op.action { created[op.id] = nt }
             if case .insertElement(_, _, .object(let nt)) = op.action { created[op.id] = nt }
@@ -195,6 +210,8 @@ extension Document {
             createObjectIfNeeded(op.id, v)
         case (.remove(let t, let n), .sequence(let s)):
             try s.deleteByID(t, count: n)
+        case (.mark(let mk), .sequence(let s)) where s.isText:
+            s.addMark(mk, id: op.id)
         default:
             throw CRDTError(.malformed, "op does not fit object type")
         }

@@ -131,6 +131,11 @@ final class PatchBuilder {
         // Inserted elements holding objects (filled after the insert) or several values.
         var inserted: [(index: Int, register: Register)] = []
         var i = 0
+        // Formatted text: for each character of `b`, its index in `a` (nil: inserted), to
+        // compare marks once the text patches are out.
+        let withMarks = qb.isText && (!qb.marks.isEmpty || qa?.marks.isEmpty == false)
+        var indexInA: [Int?] = []
+        var ia = 0
         func flush() throws {
             switch run {
             case .none: return
@@ -175,6 +180,8 @@ final class PatchBuilder {
                     let lb = find(qb, toB, uid)
                     let visibleA = la.map { !$0.leaf.spans[$0.span].deleted } ?? false
                     let visibleB = lb.map { !$0.leaf.spans[$0.span].deleted } ?? false
+                    if withMarks && visibleB { indexInA.append(visibleA ? ia : nil) }
+                    if visibleA { ia += 1 }
                     switch (visibleA, visibleB) {
                     case (true, true):
                         try flush()
@@ -212,5 +219,25 @@ final class PatchBuilder {
             }
         }
         try flush()
+        if withMarks { marks(id, qa, qb, indexInA) }
+    }
+
+    /// `.marks` patches for the characters of text `id` whose marks in `b` differ from what
+    /// the view holds after the text patches: their marks in `a`, none for inserted text.
+    private func marks(_ id: ObjectID, _ qa: SequenceState?, _ qb: SequenceState, _ indexInA: [Int?]) {
+        let marksA = qa.map { a.visibleMarks($0) } ?? []
+        let marksB = b.visibleMarks(qb)
+        var k = 0
+        while k < marksB.count {
+            let held = indexInA[k].map { marksA[$0] } ?? []
+            guard held != marksB[k] else {
+                k += 1
+                continue
+            }
+            let start = k
+            k += 1
+            while k < marksB.count, marksB[k] == marksB[start], (indexInA[k].map { marksA[$0] } ?? []) != marksB[k] { k += 1 }
+            patches.append(.marks(obj: id, index: start, count: k - start, marks: marksB[start]))
+        }
     }
 }

@@ -7,7 +7,8 @@ extension Document {
         // but they need no hash yet: stop coalescing without sealing.
         openRecord = nil
         savedRecordCount = records.count
-        return DocumentFormat.frame(encodePayload())
+        let (payload, version) = encodePayload()
+        return DocumentFormat.frame(payload, version: version)
     }
 
     /// The changes made or received since the last `save()` / `saveIncremental()`, as one
@@ -25,7 +26,7 @@ extension Document {
         guard !bytes.isEmpty else { throw CRDTError(.truncated, "no data") }
         let (docBytes, chunks) = try IncrementalFormat.split(bytes)
         let doc = Document(actor: actor)
-        if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d)) }
+        if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d), version: d[4]) }
         for c in chunks { try doc.apply(try IncrementalFormat.decode(c)) }
         doc.savedRecordCount = doc.recordCount
         return doc
@@ -111,8 +112,9 @@ extension Document {
 
     // MARK: Payload encoding
 
-    /// Encodes the payload; `statistics` (for tuning) sees every column's raw bytes by name.
-    func encodePayload(statistics: ((String, [UInt8]) -> Void)? = nil) -> [UInt8] {
+    /// Encodes the payload and the format version it needs (2 when it holds mark ops);
+    /// `statistics` (for tuning) sees every column's raw bytes by name.
+    func encodePayload(statistics: ((String, [UInt8]) -> Void)? = nil) -> (payload: [UInt8], version: UInt8) {
         var w = ByteWriter()
         let encoder = Zstd.Encoder()
         // Actors.
@@ -159,11 +161,13 @@ extension Document {
         // Map and element ops, and removes, from the records.
         var mapOps: [Op] = []
         var removes: [Op] = []
+        var markOps: [Op] = []
         for r in records {
             for op in r.ops {
                 switch op.action {
                 case .put, .delete, .increment: mapOps.append(op)
                 case .remove: removes.append(op)
+                case .mark: markOps.append(op)
                 default: break
                 }
             }
@@ -224,7 +228,20 @@ extension Document {
             guard case .sequence(let s) = objects[o]! else { continue }
             encodeSpans(s, &w, encoder: encoder, statistics: statistics)
         }
-        return w.bytes
+        guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.version) }
+        // Version 2: the mark ops, sorted by op id, in one column.
+        markOps.sort { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
+        w.uleb(markOps.count)
+        var kw = ByteWriter()
+        for op in markOps {
+            guard case .mark(let m) = op.action else { continue }
+            ref(op.id, &kw)
+            ref(op.obj, &kw)
+            MarkCoding.encode(m, &kw, ref: ref)
+        }
+        ColumnSet.writeColumn(kw.bytes, to: &w, encoder: encoder)
+        statistics?("markOps", kw.bytes)
+        return (w.bytes, DocumentFormat.markVersion)
     }
 
     private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, encoder: Zstd.Encoder, statistics: ((String, [UInt8]) -> Void)?) {
@@ -294,7 +311,9 @@ extension Document {
 
     // MARK: Payload decoding
 
-    func decodePayload(_ payload: [UInt8]) throws {
+    /// Loads a payload of format `version` (1, or 2 with a mark-op section) into this
+    /// empty document.
+    func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version) throws {
         var r = ByteReader(payload)
         let actorCount = try r.count(max: min(r.remaining, 1 << 20))
         var interned: [Int32] = []
@@ -462,6 +481,28 @@ extension Document {
             sequenceNumbers[o] = number
             try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder)
         }
+        // Mark ops (version 2): checked against the spans once every item is claimed, below.
+        var markOps: [Op] = []
+        if version == DocumentFormat.markVersion {
+            let markCount = try r.count(max: r.remaining * 64)
+            var kr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
+            guard markCount >= 1, markCount <= kr.remaining / 4 else { throw CRDTError(.malformed, "bad mark op count") }
+            for _ in 0..<markCount {
+                let id = try ref(&kr)
+                let obj = try ref(&kr)
+                guard !id.isNone, !obj.isNone else { throw CRDTError(.malformed, "mark op without id or object") }
+                guard case .sequence(let s)? = objects[obj], s.isText else { throw CRDTError(.malformed, "mark op on non-text") }
+                let m = try MarkCoding.decode(&kr) { r in
+                    let x = try ref(&r)
+                    return x.isNone ? nil : x
+                }
+                let op = Op(id: id, obj: obj, action: .mark(m))
+                markOps.append(op)
+                history.ops.append((try recordOf(id), op))
+                s.addMark(m, id: id)
+            }
+            guard kr.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in mark ops") }
+        }
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
         // Registers from map ops, in Lamport order; ops into their records.
         for op in mapOps {
@@ -540,6 +581,20 @@ extension Document {
                     try checkOrigin(sp.right, of: sp.id, in: number)
                 }
             }
+        }
+        // A mark's anchors are items of its text that exist before the mark op does; an
+        // overlapping mark's instance is an op of the history.
+        let markObjects = Dictionary(markOps.map { ($0.id, $0.obj) }, uniquingKeysWith: { a, _ in a })
+        for op in markOps {
+            guard case .mark(let m) = op.action, let number = sequenceNumbers[op.obj] else { continue }
+            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, in: number) }
+            guard let i = m.instance, i != op.id else { continue }
+            // Another mark op of the same text, earlier in the history.
+            guard markObjects[i] == op.obj,
+                let instanceRecord = ranges.locate(actor: i.actor, counter: i.counter, hint: &originHints[Int(i.actor)])?.record,
+                let opRecord = ranges.locate(actor: op.id.actor, counter: op.id.counter, hint: &itemHints[Int(op.id.actor)])?.record,
+                instanceRecord < opRecord || (instanceRecord == opRecord && i.actor == op.id.actor && i.counter < op.id.counter)
+            else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }
         var lastObject = OpID.none, number: Int32 = 0
         for (_, op) in history.ops {

@@ -1,20 +1,25 @@
 /// The full-document binary format (`docs/format.md`, "Document").
 ///
 /// ```
-/// magic "IMPD" | version u8 = 1 | flags u8 (bit 0: zstd) | checksum 8 bytes
+/// magic "IMPD" | version u8 (1, or 2 with marks) | flags u8 (bit 0: zstd) | checksum 8 bytes
 /// | uleb payload length (uncompressed) | uleb body length | body (zstd frame when flagged)
 /// ```
 /// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
 /// holds the actor table, change headers, objects, map ops, remove ops and, per
-/// sequence, its spans in document order as columns (see the spec).
+/// sequence, its spans in document order as columns (see the spec); version 2 adds a
+/// last section, the mark ops of texts.
 enum DocumentFormat {
     static let magic: [UInt8] = Array("IMPD".utf8)
+    /// Documents without mark ops: byte for byte what builds before marks wrote and read.
     static let version: UInt8 = 1
+    /// Documents holding mark ops (a mark-op section after the sequences): builds before
+    /// marks refuse them with `unsupportedVersion`.
+    static let markVersion: UInt8 = 2
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
     /// Columns inside the payload are compressed one by one, so the frame itself is stored raw.
-    static func frame(_ payload: [UInt8], compress: Bool = false) -> [UInt8] {
+    static func frame(_ payload: [UInt8], version: UInt8 = version, compress: Bool = false) -> [UInt8] {
         let body = compress ? Zstd.compress(payload) : payload
         var tail = ByteWriter()
         tail.uleb(payload.count)
@@ -36,7 +41,7 @@ enum DocumentFormat {
             throw CRDTError(.notImprintData, "not an Imprint document")
         }
         guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
-        guard bytes[4] == version else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        guard bytes[4] == version || bytes[4] == markVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
         var r = ByteReader(bytes, offset: 14)
         _ = try r.count(max: maxPayload)
         let bodyLength = try r.count(max: r.remaining)

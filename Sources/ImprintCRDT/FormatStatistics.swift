@@ -18,7 +18,7 @@ public struct FormatStatistics: Sendable {
         let payload = try DocumentFormat.unframe(bytes)
         let t1 = DispatchTime.now().uptimeNanoseconds
         let doc = Document()
-        try doc.decodePayload(payload)
+        try doc.decodePayload(payload, version: bytes[4])
         let t2 = DispatchTime.now().uptimeNanoseconds
         for (_, st) in doc.objects {
             if case .sequence(let q) = st {

@@ -23,7 +23,7 @@ struct LoadedHistory {
     var dependencies: [Int] = []
     /// Messages by change index (most changes have none).
     var messages: [Int: String] = [:]
-    /// Map and remove ops with the index of the change they belong to.
+    /// Map, remove and mark ops with the index of the change they belong to.
     var ops: [(record: Int, op: Op)] = []
 
     var count: Int { headers.count }

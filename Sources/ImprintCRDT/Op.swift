@@ -21,6 +21,8 @@ struct Op: Sendable {
         case insertElement(left: OpID, right: OpID, value: NewValue)
         /// Deletes `count` items with ids `target ..< target+count` (same actor).
         case remove(target: OpID, count: Int)
+        /// Sets or clears a mark over a range of a text (see `MarkOp`).
+        case mark(MarkOp)
     }
 
     /// How many counters this op consumes.

@@ -20,4 +20,8 @@ public enum Patch: Hashable, Sendable {
     /// The set of concurrent values at a key changed: these are all of them now, winner
     /// last (one value means the conflict is resolved). The winner is also set by `put`.
     case conflict(obj: ObjectID, key: PathElement, values: [Value])
+    /// The `count` characters of a text from `index` now carry exactly `marks` (empty:
+    /// none); see ``Mark``. Text a `splice` inserts carries no marks until a `marks` patch
+    /// that follows it says otherwise (text typed at the end of a bold run, say).
+    case marks(obj: ObjectID, index: Int, count: Int, marks: [Mark])
 }

@@ -23,6 +23,9 @@ final class SequenceState {
     var elements: [Register] = []
     /// List: each element's value as inserted (history keeps it after overwrites).
     var initialValues: [NewValue] = []
+    /// Text: every mark op received, in arrival order (`MarkResolution.swift` resolves
+    /// them). Empty for plain text, which then costs nothing more to edit or read.
+    var marks: [(id: OpID, mark: MarkOp)] = []
     /// Per-actor id index; built lazily after a bulk load, so loading a document and
     /// reading its text never pays for it.
     var index: [Int32: IDIndex] {
@@ -160,6 +163,35 @@ final class SequenceState {
         let s = loc.leaf.spans[loc.span]
         if loc.offset + 1 < s.length { return Location(leaf: loc.leaf, span: loc.span, offset: loc.offset + 1) }
         return Location(leaf: loc.leaf, span: loc.span + 1, offset: 0)
+    }
+
+    /// `localInsertionPoint(pos)` in a text with marks, placed among the tombstones that
+    /// follow the (pos-1)-th visible item as Peritext places it: after the last of them that
+    /// ends a mark which does not grow (an `after(t)` end anchor, in `closing`), but never
+    /// past one where a mark starts (a `before(t)` start anchor, in `opening`). Text typed
+    /// after a link whose last characters were deleted so stays outside the link, and text
+    /// typed before a deleted mark start stays outside that mark. Plain text never gets here.
+    func localInsertionPoint(_ pos: Int, closing: Set<OpID>, opening: Set<OpID>) -> Location {
+        let loc = localInsertionPoint(pos)
+        var cur = loc
+        normalize(&cur)
+        var best: Location?
+        scan: while cur.span < cur.leaf.spans.count {
+            let s = cur.leaf.spans[cur.span]
+            guard s.deleted else { break }
+            for k in cur.offset..<s.length {
+                let t = s.id.advanced(by: k)
+                if opening.contains(t) { break scan }
+                if closing.contains(t) {
+                    best = k + 1 < s.length
+                        ? Location(leaf: cur.leaf, span: cur.span, offset: k + 1) : Location(leaf: cur.leaf, span: cur.span + 1, offset: 0)
+                }
+            }
+            cur.span += 1
+            cur.offset = 0
+            normalize(&cur)
+        }
+        return best ?? loc
     }
 
     /// The item just before `loc` in document order, or `OpID.none` at the start.
@@ -301,8 +333,11 @@ final class SequenceState {
     // MARK: Local edits
 
     /// Inserts at a visible position as a local op. Returns the origins the op records.
-    func insertLocal(at pos: Int, id: OpID, text: String, count: Int) -> (left: OpID, right: OpID) {
-        var loc = localInsertionPoint(pos)
+    /// `boundaries`: mark anchors on tombstones, see `localInsertionPoint(_:closing:opening:)`
+    /// (nil for text without marks).
+    func insertLocal(at pos: Int, id: OpID, text: String, count: Int,
+                     boundaries: (closing: Set<OpID>, opening: Set<OpID>)? = nil) -> (left: OpID, right: OpID) {
+        var loc = boundaries.map { localInsertionPoint(pos, closing: $0.closing, opening: $0.opening) } ?? localInsertionPoint(pos)
         let leftID = item(before: loc)
         let rightID = item(at: loc)
         let si = split(loc.leaf, loc.span, at: loc.offset)

@@ -114,10 +114,14 @@ public struct Transaction {
             }
             let n = text.unicodeScalars.count
             let id = doc.nextOpID(width: n)
-            let (l, r) = seq.insertLocal(at: index, id: id, text: text, count: n)
+            let (l, r) = seq.insertLocal(at: index, id: id, text: text, count: n, boundaries: seq.marks.isEmpty ? nil : seq.markBoundaries())
             doc.records[doc.openRecordCandidate!].appendText(obj: o, id: id, left: l, right: r, text: text, count: n)
             doc.noteUndo(.inserted(obj: o, first: id, count: n))
             doc.notePatch(.splice(obj: obj, index: index, text: text))
+            // Text typed inside or at the growing edge of a mark carries it.
+            if doc.patchesWanted && !seq.marks.isEmpty {
+                for p in doc.markPatches(obj, seq, index..<index + n, onlyMarked: true) { doc.notePatch(p) }
+            }
         }
     }
 

@@ -8,6 +8,10 @@ enum UndoStep {
     case counter(obj: OpID, key: Key, by: Int64)
     case inserted(obj: OpID, first: OpID, count: Int)
     case deleted(obj: OpID, target: OpID, count: Int)
+    /// A mark op over `start ..< end`; `previous` holds the values the mark had on the
+    /// characters it covered, run by run (each run's first character and value).
+    case marked(obj: OpID, start: MarkOp.Anchor, end: MarkOp.Anchor, name: String, instance: OpID?,
+                previous: [(first: OpID, value: ScalarValue?)])
 }
 
 extension Document {
@@ -27,6 +31,9 @@ extension Document {
     /// Inserted items are deleted; deleted text and list items are inserted again where
     /// they were (as new items); map values are put back, counters decremented. A map
     /// value that was a nested object comes back as a new empty object of the same type.
+    /// Formatting (``Transaction/mark(_:_:_:_:expand:)`` and friends) is put back to the
+    /// values the characters had before, by new mark ops over the same range; deleted text
+    /// comes back with the marks it had.
     @discardableResult
     public func undo() throws -> Bool {
         guard undoStack.count > undoFloor, let e = undoStack.popLast() else { return false }
@@ -78,8 +85,11 @@ extension Document {
                             hops += 1
                         }
                         guard let loc = s.locate(id), !loc.leaf.spans[loc.span].deleted else { continue }
-                        try deleteLocal(o, s, s.visibleIndex(of: loc), 1)
+                        // Through `tx.delete`, so the patch stream hears of it.
+                        try tx.delete(publicID(o), at: s.visibleIndex(of: loc))
                     }
+                case .marked(let o, let start, let end, let name, let instance, let previous):
+                    invertMark(obj: o, start: start, end: end, name: name, instance: instance, previous: previous)
                 case .deleted(let o, let target, let count):
                     guard case .sequence(let s) = objects[o], let loc = s.locate(target) else { continue }
                     let at = s.visibleIndex(of: loc)
@@ -91,9 +101,12 @@ extension Document {
                             bytes += s.scalarBytes(at: l)
                             restored.append(target.advanced(by: k))
                         }
+                        // Formatted text comes back with the marks it had.
+                        let wanted = s.marks.isEmpty ? [] : marks(ofItems: restored, in: s)
                         let first = OpID(counter: maxCounter + 1, actor: selfActor)
                         try tx.splice(publicID(o), at: at, insert: String(decoding: bytes, as: UTF8.self))
                         for (k, old) in restored.enumerated() { undoReplacements[old] = first.advanced(by: k) }
+                        if !wanted.isEmpty { restoreMarks(o, s, restored.indices.map { first.advanced(by: $0) }, wanted) }
                     } else {
                         var offset = 0
                         for k in 0..<count {

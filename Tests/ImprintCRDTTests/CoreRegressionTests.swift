@@ -32,6 +32,20 @@ import Testing
         #expect(loaded.allChanges().map(\.hash) == d.allChanges().map(\.hash))
     }
 
+    /// Undoing typed text published no patch: the undo deleted the items without noting a
+    /// `.remove`, so a view fed by `patches()` kept the text. Found by `MarkTests`.
+    @Test func undoOfTypingIsPublished() async throws {
+        let d = Document(actor: .named("d"))
+        let t = try d.change { try $0.put(.root, "t", .text)! }
+        var stream = d.patches().makeAsyncIterator()
+        try d.change { tx in try tx.splice(t, at: 0, insert: "hi") }
+        #expect(try d.undo())
+        #expect(await stream.next()?.patches == [.splice(obj: t, index: 0, text: "hi")])
+        let undo = await stream.next()
+        #expect(undo?.origin == .undo)
+        #expect(undo?.patches == [.remove(obj: t, index: 1, count: 1), .remove(obj: t, index: 0, count: 1)])
+    }
+
     /// `merge(_ other: Document)` into an empty document adopted `other`'s live objects: the
     /// two documents shared mutable state, so each one's edits leaked into the other, then
     /// arrived again as changes (a counter incremented twice, an item inserted twice, a save

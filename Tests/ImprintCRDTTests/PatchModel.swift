@@ -13,6 +13,8 @@ final class PatchModel {
     var nodes: [ObjectID: Node] = [:]
     /// Map keys with several concurrent values.
     var conflicts: [ObjectID: [String: [Value]]] = [:]
+    /// Each text's characters' marks (kept in step with `.text` nodes).
+    var marks: [ObjectID: [[Mark]]] = [:]
 
     /// The view of `doc` at `heads`, read through the public API.
     init(_ doc: Document, at heads: [ChangeHash]) throws {
@@ -42,6 +44,7 @@ final class PatchModel {
             nodes[id] = .list(l)
         case .text:
             nodes[id] = .text(Array(try d.text(id).unicodeScalars))
+            marks[id] = try d.spans(id).flatMap { span in Array(repeating: span.marks, count: span.text.unicodeScalars.count) }
         }
     }
 
@@ -50,7 +53,9 @@ final class PatchModel {
         switch t {
         case .map: nodes[o] = .map([:])
         case .list: nodes[o] = .list([])
-        case .text: nodes[o] = .text([])
+        case .text:
+            nodes[o] = .text([])
+            marks[o] = []
         }
         conflicts[o] = nil
     }
@@ -82,6 +87,7 @@ final class PatchModel {
             guard case .text(var t)? = nodes[o], i >= 0, i <= t.count, !s.isEmpty else { throw ModelError.misfit(p) }
             t.insert(contentsOf: s.unicodeScalars, at: i)
             nodes[o] = .text(t)
+            marks[o, default: []].insert(contentsOf: Array(repeating: [], count: s.unicodeScalars.count), at: i)
         case .remove(let o, let i, let n):
             switch nodes[o] {
             case .list(var l)?:
@@ -92,6 +98,7 @@ final class PatchModel {
                 guard i >= 0, n > 0, i + n <= t.count else { throw ModelError.misfit(p) }
                 t.removeSubrange(i..<i + n)
                 nodes[o] = .text(t)
+                marks[o, default: []].removeSubrange(i..<i + n)
             default: throw ModelError.misfit(p)
             }
         case .increment(let o, let key, let by):
@@ -110,6 +117,9 @@ final class PatchModel {
                 nodes[o] = .list(l)
             default: throw ModelError.misfit(p)
             }
+        case .marks(let o, let i, let n, let ms):
+            guard case .text(let t)? = nodes[o], i >= 0, n > 0, i + n <= t.count else { throw ModelError.misfit(p) }
+            marks[o]!.replaceSubrange(i..<i + n, with: Array(repeating: ms, count: n))
         case .conflict(let o, let key, let vs):
             guard nodes[o] != nil, !vs.isEmpty else { throw ModelError.misfit(p) }
             if case .key(let k) = key { conflicts[o, default: [:]][k] = vs.count > 1 ? vs : nil }
@@ -156,6 +166,21 @@ final class PatchModel {
             case .list(let l)?:
                 for v in l { if let id = v.objectID { stack.append(id) } }
             default: break
+            }
+        }
+        return out
+    }
+
+    /// The text `id` as spans, cut where marks change (as `Document.spans` does).
+    func spans(_ id: ObjectID) -> [TextSpan] {
+        guard case .text(let t)? = nodes[id] else { return [] }
+        var out: [TextSpan] = []
+        for (k, scalar) in t.enumerated() {
+            let m = marks[id]?[k] ?? []
+            if let last = out.last, last.marks == m {
+                out[out.count - 1].text.unicodeScalars.append(scalar)
+            } else {
+                out.append(TextSpan(String(Character(scalar)), marks: m))
             }
         }
         return out
