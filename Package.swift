@@ -275,6 +275,7 @@ let package = Package(
         .executableTarget(
             name: "imprint-delivery-bench",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintServer",
                 "ImprintDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -292,6 +293,7 @@ let package = Package(
         .target(
             name: "ImprintServerTestSupport",
             dependencies: [
+                "ImprintEncoding",
                 "ImprintServer",
                 "ImprintDelivery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ImprintEncoding
 
 /// A TCP client below HTTP, for what an HTTP client library will not send: broken framing,
 /// half-sent heads, stalled bodies, many idle connections. Non-blocking (NIO), so tests
@@ -78,7 +79,7 @@ public final class RawSocket: Sendable {
         let bytes = try? await channel.eventLoop.submit { [collector] in collector.bytes }.get()
         try? await channel.close()
         return Outcome(bytes: bytes ?? [], closedByServer: !timedOut.withLockedValue { $0 },
-                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                       seconds: elapsed.inSeconds)
     }
 
     /// Waits until at least `count` bytes have come back (true) or `timeout` passed or the

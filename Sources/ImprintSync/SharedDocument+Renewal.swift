@@ -1,6 +1,7 @@
 import Foundation
 import ImprintDelivery
 import ImprintMLS
+import ImprintEncoding
 
 /// What `SharedDocument.renewMembers(awayFor:)` did.
 public struct MemberRenewal: Sendable, Hashable {
@@ -41,8 +42,7 @@ extension SharedDocument {
         try ensureActive()
         try await pullNow()
         guard state.admins.contains(did) else { return MemberRenewal() }
-        let (seconds, attoseconds) = window.components
-        let cutoff = now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
+        let cutoff = now.addingTimeInterval(-window.inSeconds)
         let cursors = try await account.delivery.getCursors(convoId: convoId).cursors
         let away = cursors.filter { member in
             member.did != did && member.processedSeq < Int(cursor.seq) && (member.lastSeen ?? .distantPast) <= cutoff

@@ -3,6 +3,7 @@ import Foundation
 import ImprintStore
 import ImprintSync
 import ImprintZones
+import ImprintEncoding
 
 extension SyncBenchmark {
     /// `mailbox`: the cost of mailbox delivery for one sender. One document of `--members`
@@ -44,7 +45,7 @@ extension SyncBenchmark {
                 try await doc.edit { bundle in try bundle.insert(word, at: 0) }
                 let start = ContinuousClock.now
                 let report = try await doc.push()
-                let ms = Self.milliseconds(ContinuousClock.now - start)
+                let ms = (ContinuousClock.now - start).inMilliseconds
                 if isMailbox {
                     mailboxMs.append(ms)
                     payloadBytes.append(report.bytes)
@@ -73,10 +74,6 @@ extension SyncBenchmark {
             ("mailbox_bytes_per_send", Clock.format(payload * Double(1 + recipients))), ("shared_bytes_per_send", Clock.format(payload)),
             ("probe_inbox_records", "\(held)"),
         ]
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 #if canImport(Glibc)
 import Glibc
+import ImprintEncoding
 #endif
 
 /// Closed-loop load: `connections` workers each send their next request as soon as the last
@@ -48,7 +49,7 @@ struct LoadRun: Sendable {
                         _ = try await response.body.collect(upTo: 1 << 20)
                         if response.status != .ok { failures += 1 }
                         let elapsed = ContinuousClock.now - sent
-                        latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                        latencies.append(elapsed.inMilliseconds)
                     }
                     return (failures, latencies)
                 }
@@ -60,7 +61,7 @@ struct LoadRun: Sendable {
         let latencies = perWorker.flatMap(\.1)
         return Result(
             requests: latencies.count, failures: perWorker.map(\.0).reduce(0, +),
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            seconds: elapsed.inSeconds,
             latencies: latencies, cpuSeconds: cpu)
     }
 

@@ -4,6 +4,7 @@ import GRDB
 import ImprintDelivery
 import ImprintServer
 import PostgresNIO
+import ImprintEncoding
 
 /// `--roster 10,150,1000`: what one convo of N members costs the Delivery Service, over
 /// loopback HTTP on the configured store. For each N, in a convo of its own:
@@ -70,7 +71,7 @@ struct RosterRun {
             _ = try await owner.sendMessage(SendMessageInput(
                 convoId: convo.id, epoch: added.epoch, messageType: .app,
                 hash: String(repeating: "0", count: 56) + String(format: "%08x", n), size: 1024))
-            latencies.append(Self.milliseconds(ContinuousClock.now - start))
+            latencies.append((ContinuousClock.now - start).inMilliseconds)
         }
         let afterSends = try await footprint()
         latencies.sort()
@@ -84,7 +85,7 @@ struct RosterRun {
         return [
             "members": count,
             "welcome_bytes": welcome.count,
-            "add_ms": (Self.milliseconds(addTime) * 10).rounded() / 10,
+            "add_ms": (addTime.inMilliseconds * 10).rounded() / 10,
             "add_event_rows": afterAdd.eventRows - beforeAdd.eventRows,
             "add_stored_bytes": afterAdd.storedBytes - beforeAdd.storedBytes,
             "add_bytes_if_per_recipient": afterAdd.perRecipientBytes - beforeAdd.perRecipientBytes,
@@ -93,13 +94,10 @@ struct RosterRun {
             "send_event_rows": (afterSends.eventRows - afterAdd.eventRows) / sends,
             "send_stored_bytes": (afterSends.storedBytes - afterAdd.storedBytes) / sends,
             "send_bytes_if_per_recipient": (afterSends.perRecipientBytes - afterAdd.perRecipientBytes) / sends,
-            "get_welcome_ms": (Self.milliseconds(readTime) * 100).rounded() / 100,
+            "get_welcome_ms": (readTime.inMilliseconds * 100).rounded() / 100,
         ]
     }
 
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

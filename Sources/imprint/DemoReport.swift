@@ -46,7 +46,7 @@ final class DemoReport: @unchecked Sendable {
             let now = ContinuousClock.now
             let elapsed = now - stepStarted
             stepStarted = now
-            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let ms = elapsed.inMilliseconds
             recorded.append(Step(name: name, ok: ok, ms: ms, detail: detail))
         }
         guard ok else { throw Failure(description: "\(name): \(detail)") }

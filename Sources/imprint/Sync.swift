@@ -1,6 +1,7 @@
 import ArgumentParser
 import ImprintBundle
 import ImprintStore
+import ImprintEncoding
 
 /// `imprint sync <bundle>`: merges every device log and conflict copy now, then tidies.
 struct Sync: ParsableCommand {
@@ -64,7 +65,7 @@ func counted(_ count: Int, _ singular: String, plural: String? = nil) -> String 
 
 extension SettlePolicy {
     /// The quiet period in seconds (the CLI's `--settle` unit).
-    var seconds: Double { Double(quietPeriod.components.seconds) + Double(quietPeriod.components.attoseconds) / 1e18 }
+    var seconds: Double { quietPeriod.inSeconds }
 
     /// A policy from a command-line number of seconds.
     init(seconds: Double) throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ImprintEncoding
 
 /// Outermost middleware: turns every error into the contract's JSON error body (so unmatched
 /// routes are `NotFound` and unexpected faults are `InternalError` without details), then
@@ -45,7 +46,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             "method": "\(request.method.rawValue)",
             "route": "\(route)",
             "status": "\(status)",
-            "ms": "\(String(format: "%.3f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
+            "ms": "\(String(format: "%.3f", duration.inMilliseconds))",
         ]
         if let caller { metadata["did"] = "\(caller)" }
         if let errorName { metadata["error"] = "\(errorName)" }

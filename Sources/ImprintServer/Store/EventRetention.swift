@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import ImprintEncoding
 
 /// Deletes events older than the configured retention, so the event tables hold a window of
 /// notifications instead of the whole history of every convo.
@@ -38,8 +39,7 @@ struct EventRetention: Service {
 
     /// Deletes every event stored before `now - retention`; returns how many payloads went.
     func purgeNow(now: Date) async throws -> Int {
-        let (seconds, attoseconds) = retention.components
-        let cutoff = now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
+        let cutoff = now.addingTimeInterval(-retention.inSeconds)
         var total = 0
         while true {
             let purged = try await store.purgeEvents(before: cutoff, limit: batch)
