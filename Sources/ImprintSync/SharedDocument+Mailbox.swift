@@ -322,3 +322,59 @@ extension SharedDocument {
         }
     }
 }
+
+extension SharedDocument {
+    /// Deletes the copies in this member's inbox that it no longer needs: those of seqs it has
+    /// processed from the shared zone instead (the copy landed after the pull that read the
+    /// shared zone, or while this member's server was down). It reads the inbox's changes
+    /// since the last sweep (one request when nothing is new), remembers copies of seqs not
+    /// processed yet, and deletes every remembered copy the cursor has passed. Without it, a
+    /// member who often reads ahead of its inbox would fill it (and its quota) with copies
+    /// nobody reads.
+    func sweepInbox() async throws {
+        guard readsInbox, !inboxUnreachable else { return }
+        let inbox = MailboxPolicy.inbox(of: did), prefix = convoId + "-"
+        let zones: any ZoneStore
+        do {
+            zones = try await ownInboxZones()
+        } catch let error as ZoneError where error.code == .transport {
+            return
+        }
+        let before = (state.inboxSweepToken, state.inboxAhead)
+        defer { if state.inboxSweepToken != before.0 || state.inboxAhead != before.1 { try? saveState() } }
+        var token = state.inboxSweepToken.map(ZoneChangeToken.init(rawValue:))
+        do {
+            while true {
+                let batch: ZoneChangeBatch
+                do {
+                    batch = try await zones.fetchChanges(zoneId: inbox, since: token, limit: 1000)
+                } catch let error as ZoneError where error.code == .changeTokenExpired && token != nil {
+                    token = nil  // compacted or recreated: read it from the start
+                    continue
+                }
+                for record in batch.records where record.recordName.hasPrefix(prefix) {
+                    if record.deleted {
+                        state.inboxAhead[record.recordName] = nil
+                    } else if let seq = record.fields.seq {
+                        state.inboxAhead[record.recordName] = Int(seq)
+                    }
+                }
+                token = batch.changeToken
+                if !batch.moreComing { break }
+            }
+        } catch let error as ZoneError where [.transport, .zoneNotFound, .forbidden].contains(error.code) {
+            return
+        }
+        state.inboxSweepToken = token?.rawValue
+        let passed = state.inboxAhead.filter { $0.value <= Int(cursor.seq) || state.processedAbove.contains($0.value) }.keys.sorted()
+        for start in stride(from: 0, to: passed.count, by: ZoneLimits.maximumBatchRecords) {
+            let part = Array(passed[start..<min(start + ZoneLimits.maximumBatchRecords, passed.count)])
+            do {
+                _ = try await zones.deleteRecords(zoneId: inbox, names: part)
+            } catch let error as ZoneError where error.code == .transport {
+                return
+            }
+            for name in part { state.inboxAhead[name] = nil }
+        }
+    }
+}

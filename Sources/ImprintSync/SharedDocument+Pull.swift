@@ -100,9 +100,16 @@ extension SharedDocument {
                         continue
                     }
                     if try await processApplication(message, report: &report) == false {
-                        // Kept in memory (written with the next state write): the cursor
-                        // stays below it, so a restart finds it again.
-                        state.gaps.append(SyncState.Gap(seq: message.seq, epoch: UInt64(message.epoch), firstSeen: Date(), sender: message.sender))
+                        // A record that is not in the zone yet. `live` often asks a moment
+                        // before the sender's save lands, so a gap seen for the first time by
+                        // `live` is not written (the cursor stays below it: the next pull finds
+                        // it again); one that lasts is, with the time it was first seen, which
+                        // the epoch's commit waits on (`waitsForGaps`).
+                        let firstSeen = gapsFirstSeen[message.seq]
+                        gapsFirstSeen[message.seq] = firstSeen ?? Date()
+                        state.gaps.append(SyncState.Gap(seq: message.seq, epoch: UInt64(message.epoch), firstSeen: firstSeen ?? Date(),
+                                                        sender: message.sender))
+                        if !pullingLive || firstSeen != nil { try saveState() }
                     }
                 }
             }
@@ -128,7 +135,14 @@ extension SharedDocument {
             try await checkRosterRecordingAlerts()
             rosterChecked = true
         }
-        if pullingLive { acknowledgeInBackground() } else { try await acknowledgeProcessed() }
+        gapsFirstSeen = gapsFirstSeen.filter { $0.key > Int(cursor.seq) }
+        if pullingLive {
+            acknowledgeInBackground()
+            sweepInboxInBackground()
+        } else {
+            try await acknowledgeProcessed()
+            try await sweepInbox()
+        }
         return report
     }
 
@@ -148,7 +162,7 @@ extension SharedDocument {
     /// acknowledgement is sent again by a later pull).
     func acknowledgeInBackground() {
         let processed = Int(cursor.seq)
-        guard processed > state.acknowledgedSeq, !acknowledgementInFlight else { return }
+        guard processed > max(state.acknowledgedSeq, acknowledgedInMemory), !acknowledgementInFlight else { return }
         acknowledgementInFlight = true
         let delivery = account.delivery, convoId = convoId
         Task {
@@ -159,8 +173,24 @@ extension SharedDocument {
 
     func acknowledged(_ stored: Int?) {
         acknowledgementInFlight = false
-        if let stored { state.acknowledgedSeq = max(state.acknowledgedSeq, stored) }
+        if let stored {
+            acknowledgedInMemory = max(acknowledgedInMemory, stored)
+            state.acknowledgedSeq = max(state.acknowledgedSeq, stored)
+        }
     }
+
+    /// `sweepInbox` for `live`, after the pull that brought the message, in its own turn of
+    /// the operation gate (one at a time).
+    func sweepInboxInBackground() {
+        guard readsInbox, !sweepInFlight else { return }
+        sweepInFlight = true
+        Task {
+            _ = try? await self.exclusive { try await self.sweepInbox() }
+            await self.sweepDone()
+        }
+    }
+
+    func sweepDone() { sweepInFlight = false }
 
     /// Tells the Delivery Service how far this member has processed (v1.3), once what was
     /// received is durable (the state was saved, which flushes it first): compaction may then

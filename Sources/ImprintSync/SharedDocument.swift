@@ -66,8 +66,15 @@ public actor SharedDocument {
     var inboxUnreachable = false
     /// Whether the running pull is one of `live`'s (`livePull`).
     var pullingLive = false
-    /// Whether a background acknowledgement of the processed cursor is in flight.
+    /// Whether a background acknowledgement of the processed cursor is in flight, and the
+    /// highest cursor the Delivery Service stored for this object (the sync state on disk may
+    /// not have it yet: operations reload it).
     var acknowledgementInFlight = false
+    var acknowledgedInMemory = 0
+    /// When this object first saw each gap that `live` has not written yet.
+    var gapsFirstSeen: [Int: Date] = [:]
+    /// Whether a background `sweepInbox` is queued or running.
+    var sweepInFlight = false
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

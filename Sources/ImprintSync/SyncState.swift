@@ -77,6 +77,11 @@ struct SyncState: Codable, Sendable, Hashable {
     /// `<endpoint> <epoch>` of the inbox write capability this member last registered there
     /// (`InboxCapability`); registered again when either changes.
     var inboxCapabilityRegistered: String?
+    /// How far `sweepInbox` has read this member's inbox (its change token), and the copies of
+    /// this document it saw there for seqs not processed yet (record name → seq), deleted once
+    /// the cursor passes them.
+    var inboxSweepToken: String?
+    var inboxAhead: [String: Int] = [:]
 
     /// A sent message still owed to some recipients' inboxes on one server.
     struct InboxDelivery: Codable, Sendable, Hashable {
@@ -160,6 +165,8 @@ struct SyncState: Codable, Sendable, Hashable {
         inboxCreated = try c.decodeIfPresent(Bool.self, forKey: .inboxCreated) ?? false
         inboxEndpoint = try c.decodeIfPresent(String.self, forKey: .inboxEndpoint)
         inboxCapabilityRegistered = try c.decodeIfPresent(String.self, forKey: .inboxCapabilityRegistered)
+        inboxSweepToken = try c.decodeIfPresent(String.self, forKey: .inboxSweepToken)
+        inboxAhead = try c.decodeIfPresent([String: Int].self, forKey: .inboxAhead) ?? [:]
     }
 
     static func directory(home: String) -> String { home + "/sync" }

@@ -109,6 +109,41 @@ extension SyncSuites {
         }
     }
 
+    /// A copy that lands in an inbox after its seq was processed from the shared zone (the
+    /// race `live` runs into: the receiver pulls between the sender's shared-zone save and its
+    /// inbox copy) is swept by the receiver's next pull, so inboxes do not fill with copies
+    /// nobody reads.
+    @Test(arguments: StoreKind.available)
+    func aCopyThatLandsAfterItsSeqWasProcessedIsSwept(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                          mailboxThreshold: 2)
+            try await aliceDoc.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+            _ = try await carol.join(aliceDoc.convoId)
+            // Bob's copy of the next message fails for now: he reads it from the shared zone.
+            let failing = FailingInboxZoneStore(alice.account.zones, failing: ["inbox_\(bob.did)"])
+            let sender = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device, account: alice.account.with(zones: failing))
+            try alice.edit { try $0.insert(" raced", at: 0) }
+            let seq = try #require(try await sender.push().seq)
+            _ = try await bobDoc.pull()
+            #expect(try bob.text().contains("raced"))
+            // The copy lands afterwards, as Alice's save would have a moment later.
+            let copy = try await alice.liveRecords(in: "doc_\(aliceDoc.convoId)").first { $0.recordName == "\(aliceDoc.convoId)-\(seq).0" }
+            let record = try #require(copy)
+            let bytes = try await alice.account.zones.fetchAsset(zoneId: "doc_\(aliceDoc.convoId)", hash: record.asset.hash)
+            _ = try await alice.account.zones.saveRecords(zoneId: "inbox_\(bob.did)", [
+                ZoneRecordDraft(recordName: record.recordName, recordType: "change", fields: record.fields, asset: .inline(bytes)),
+            ])
+            #expect(try await Self.inbox(bob) == [record.recordName])
+            _ = try await bobDoc.pull()
+            #expect(try await Self.inbox(bob).isEmpty, "the late copy was swept")
+            #expect(try bob.text() == alice.text())
+        }
+    }
+
     /// A zone store that declares a participant limit (as a CloudKit share does) turns mailbox
     /// delivery on past it, with no threshold set on the document.
     @Test(arguments: StoreKind.available)
