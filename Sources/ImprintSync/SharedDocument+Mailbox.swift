@@ -208,6 +208,22 @@ extension SharedDocument {
         try saveState()
     }
 
+    /// Withdraws this document's write capability from this member's own server once its
+    /// membership ended (left or removed): the last epoch's members, whoever they are now,
+    /// can no longer append. Best effort: a server that is down keeps it until the owner
+    /// registers storage again or deletes the inbox.
+    func withdrawInboxCapability() async {
+        guard let endpoint = account.foreignInboxEndpoint, state.inboxCapabilityRegistered != nil,
+              let zones = try? await account.endpoints.store(at: endpoint) else { return }
+        do {
+            try await zones.putInboxCapability(zoneId: MailboxPolicy.inbox(of: did), name: convoId, keyHash: nil)
+            state.inboxCapabilityRegistered = nil
+            try saveState()
+        } catch {
+            return
+        }
+    }
+
     /// The write capability of `owner`'s inbox on a server of its own, in this member's epoch.
     func inboxCapability(of owner: String) throws -> String { try InboxCapability.value(for: owner, in: group) }
 

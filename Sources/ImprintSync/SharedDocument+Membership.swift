@@ -127,6 +127,7 @@ extension SharedDocument {
             try await pushNow()
             try await account.delivery.leaveConvo(convoId: convoId)
             try endMembership("left convo \(convoId)")
+            await withdrawInboxCapability()
         }
     }
 

@@ -45,7 +45,10 @@ extension SharedDocument {
             // Removed, and maybe added again at once (`renewMembers`): a new membership in
             // this bundle, then the pull goes on in it.
             try? flushReceived()
-            guard try await rejoinIfWelcomed() else { throw error }
+            guard try await rejoinIfWelcomed() else {
+                await withdrawInboxCapability()
+                throw error
+            }
             return try await pullPages()
         } catch {
             // What was decrypted before the failure is valid: made durable, then its keys.

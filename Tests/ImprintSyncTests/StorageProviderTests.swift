@@ -148,6 +148,13 @@ extension SyncSuites {
             #expect(try await Self.ownInbox(ben).contains("\(adaDoc.convoId)-\(seq).0"))
             _ = try await benDoc.pull()
             #expect(try ben.text() == ada.text())
+            // Ben himself removed: his client withdraws the document's capability from his server.
+            let adaHeld = try await adaDoc.inboxCapability(of: ben.did)
+            let asAda = try await ada.account.endpoints.store(at: own.baseURL).presenting(inboxCapability: adaHeld)
+            _ = try await asAda.saveRecords(zoneId: "inbox_\(ben.did)", [junk("probe-4.0")])
+            try await adaDoc.remove(ben.did)
+            await #expect(throws: SyncError.self) { _ = try await benDoc.pull() }
+            await #expect(throws: ZoneError.self) { _ = try await asAda.saveRecords(zoneId: "inbox_\(ben.did)", [junk("probe-5.0")]) }
         }
     }
 
