@@ -27,7 +27,7 @@ public actor ZoneEndpoints {
         self.httpClient = httpClient
     }
 
-    /// The zone client of the server at `endpoint`. Throws ``ImprintZones/ZoneError`` (code
+    /// The zone client of the server at `endpoint`. Throws `ZoneError` (code
     /// `transport`) when the server cannot be reached.
     public func store(at endpoint: String) async throws -> HTTPZoneStore {
         let endpoint = StorageRegistration.canonical(endpoint)
