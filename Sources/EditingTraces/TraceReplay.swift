@@ -45,7 +45,8 @@ public enum TraceReplay {
             let doc = replicas[agent]!
             // Transactions in the parents' history this replica has not seen, oldest first.
             var missing: [Int] = []
-            var seen = applied[agent]!
+            // Taken out of the dictionary so the insertions below do not copy the set.
+            var seen = applied.removeValue(forKey: agent)!
             var stack = trace.parents(of: t)
             var order: [Int] = []
             while let p = stack.popLast() {
@@ -56,14 +57,14 @@ public enum TraceReplay {
             }
             missing = order.sorted()
             try doc.apply(missing.map { changeOf[$0]! })
-            applied[agent] = seen
             try doc.change { tx in
                 try reader.readTransaction { pos, del, ins in
                     try tx.splice(text, at: pos, delete: del, insert: ins)
                 }
             }
             changeOf[t] = doc.lastLocalChange
-            applied[agent]!.insert(t)
+            seen.insert(t)
+            applied[agent] = seen
         }
         let result = Document(actor: ActorID.named("trace-merge"))
         try result.apply(base + changeOf.compactMap { $0 })

@@ -15,6 +15,7 @@ struct ByteReader {
     var isAtEnd: Bool { offset >= end }
     var remaining: Int { end - offset }
 
+    @inline(__always)
     mutating func byte() throws -> UInt8 {
         guard offset < end else { throw CRDTError(.truncated, "unexpected end of data") }
         let b = bytes[offset]
@@ -43,16 +44,25 @@ struct ByteReader {
         }
     }
 
+    @inline(__always)
     mutating func sleb() throws -> Int64 { LEB128.zigzagDecode(try uleb()) }
 
     /// An unsigned varint that must fit in `0...limit`.
+    @inline(__always)
     mutating func count(max limit: Int) throws -> Int {
         let v = try uleb()
-        guard v <= UInt64(limit) else { throw CRDTError(.tooLarge, "count \(v) exceeds limit \(limit)") }
+        guard v <= UInt64(limit) else { throw ByteReader.tooLarge(v, limit) }
         return Int(v)
     }
 
+    /// The error of `count` (out of line: `count` is inlined into every decoding loop).
+    @inline(never)
+    private static func tooLarge(_ v: UInt64, _ limit: Int) -> CRDTError {
+        CRDTError(.tooLarge, "count \(v) exceeds limit \(limit)")
+    }
+
     /// A signed varint as Int, for deltas.
+    @inline(__always)
     mutating func delta() throws -> Int {
         let v = try sleb()
         return Int(v)

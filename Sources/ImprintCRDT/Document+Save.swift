@@ -341,55 +341,18 @@ extension Document {
         // Bulk load into an empty document: per-actor bookkeeping in arrays indexed by the
         // interned actor, heads and the dictionaries filled once at the end.
         precondition(self.recordCount == 0, "decodePayload loads into an empty document")
-        var prevStart = 0
-        var prevTime: Int64 = 0
-        var changeRanges = ChangeRanges(actorCount: actors.count)
-        var seqOfActor = [Int](repeating: 0, count: actors.count)
-        var lastOfActor = [Int](repeating: -1, count: actors.count)
-        var isDependency = [Bool](repeating: false, count: recordCount)
         var history = LoadedHistory()
-        history.headers.reserveCapacity(recordCount)
-        var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
-        var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
-        for i in 0..<recordCount {
-            let actor = try actorRef(try changeActors.count(max: map.count))
-            let seq = try seqColumn.count(max: Int(Int32.max))
-            let start = prevStart + (try startColumn.delta())
-            let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
-            let time = prevTime &+ (try timeColumn.sleb())
-            switch try messageColumn.byte() {
-            case 0: break
-            case 1: history.messages[i] = try messageColumn.string()
-            default: throw CRDTError(.malformed, "bad message flag")
-            }
-            let depCount = try depsColumn.count(max: i)
-            let depStart = history.dependencies.count
-            for _ in 0..<depCount {
-                let back = try depsColumn.count(max: i)
-                guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
-                history.dependencies.append(i - back)
-                isDependency[i - back] = true
-            }
-            let a = Int(actor)
-            guard seq == seqOfActor[a] + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
-            if lastOfActor[a] >= 0, start <= history.headers[lastOfActor[a]].maxOp { throw CRDTError(.malformed, "op counters overlap") }
-            let header = LoadedHistory.Header(
-                actor: actor, seq: seq, startOp: start, opCount: opCount, time: time,
-                dependencyStart: Int32(depStart), dependencyEnd: Int32(history.dependencies.count))
-            history.headers.append(header)
-            seqOfActor[a] = seq
-            lastOfActor[a] = i
-            changeRanges.append(actor: actor, startOp: start, maxOp: header.maxOp, record: i)
-            maxCounter = max(maxCounter, header.maxOp)
-            prevStart = start
-            prevTime = time
-        }
+        let decoded = try decodeHeaders(cols, count: recordCount, actorMap: map, into: &history)
+        var changeRanges = decoded.ranges
+        // Tables of at most about twice the declared ops (ids interleave between actors).
+        changeRanges.indexCounters(budget: 2 * decoded.declaredOps + 4096)
+        maxCounter = max(maxCounter, decoded.maxCounter)
         insertsMissing = 0..<recordCount
-        for a in actors.indices where lastOfActor[a] >= 0 {
-            lastSeq[Int32(a)] = seqOfActor[a]
-            lastRecordOfActor[Int32(a)] = lastOfActor[a]
+        for a in actors.indices where decoded.lastOfActor[a] >= 0 {
+            lastSeq[Int32(a)] = decoded.seqOfActor[a]
+            lastRecordOfActor[Int32(a)] = decoded.lastOfActor[a]
         }
-        heads = Set((0..<recordCount).lazy.filter { !isDependency[$0] })
+        heads = Set((0..<recordCount).lazy.filter { !decoded.isDependency[$0] })
         // A constant from here on, so the closure below captures it without a box.
         let ranges = changeRanges
         // Ops come in runs of one change: each actor's last hit answers most lookups.
@@ -520,39 +483,28 @@ extension Document {
         // Every change's ops must add up to its declared op count: map and remove ops as
         // decoded, insert ops as the spans' items of that change (rebuilt later from them).
         // Checked here so that bytes with a valid checksum but inconsistent sections fail to
-        // load instead of producing changes that cannot be encoded. The same pass claims every
-        // op id (`OpClaims`): no two ops may share one, so with the widths every change's
-        // counters are used exactly once.
-        var widths = [Int](repeating: 0, count: recordCount)
-        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter)
+        // load instead of producing changes that cannot be encoded. `OpClaims` takes every op
+        // id once: no two ops may share one and each must lie inside a change (map and remove
+        // ops inside their own), so the claims add up to the declared ops exactly when every
+        // change's counters are used once.
+        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter, changes: history.headers)
         for (rec, op) in history.ops {
-            widths[rec] += op.width
-            guard claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp) else {
-                throw CRDTError(.malformed, "two ops share the id \(op.id.counter)")
-            }
+            guard op.id.counter + op.width - 1 <= history.headers[rec].maxOp,
+                claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp)
+            else { throw CRDTError(.malformed, "op \(op.id.counter) shares its id or runs past its change") }
         }
-        // Not shared with `recordOf`: a variable the closure does not capture stays unboxed.
-        var spanHints = [Int](repeating: 0, count: actors.count)
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
                     guard claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: number) else {
-                        throw CRDTError(.malformed, "an inserted item shares the id \(sp.id.counter) with another op")
-                    }
-                    var counter = sp.id.counter
-                    var left = sp.length
-                    while left > 0 {
-                        let found = sp.id.actor >= 0
-                            ? ranges.locate(actor: sp.id.actor, counter: counter, hint: &spanHints[Int(sp.id.actor)]) : nil
-                        guard let found else { throw CRDTError(.malformed, "inserted item outside every change") }
-                        let n = min(left, found.end - counter + 1)
-                        widths[found.record] += n
-                        counter += n
-                        left -= n
+                        throw CRDTError(.malformed, "an inserted item \(sp.id.counter) shares its id with another op or lies outside every change")
                     }
                 }
             }
+        }
+        guard claims.claimedCount == decoded.declaredOps else {
+            throw CRDTError(.malformed, "the changes declare \(decoded.declaredOps) ops but hold \(claims.claimedCount)")
         }
         // What replaying the history will demand of each change, as `apply` does, beside the
         // ids claimed above: every origin and every removed item is an item of the same
@@ -604,10 +556,82 @@ extension Document {
                 throw CRDTError(.malformed, "remove of unknown item")
             }
         }
-        for (i, header) in history.headers.enumerated() where widths[i] != header.opCount {
-            throw CRDTError(.malformed, "change \(i) declares \(header.opCount) ops but holds \(widths[i])")
-        }
         if recordCount > 0 { loadedHistory = history }
+    }
+
+    /// What `decodeHeaders` found besides the headers themselves.
+    private struct DecodedHeaders {
+        var ranges: ChangeRanges
+        var seqOfActor: [Int]
+        var lastOfActor: [Int]
+        var isDependency: [Bool]
+        var maxCounter: Int
+        var declaredOps: Int
+    }
+
+    /// Decodes and checks `count` change headers from the seven header columns into
+    /// `history` (its own function so the per-change loop's array updates are inlined).
+    /// Each actor's changes must come with consecutive sequence numbers and ascending,
+    /// non-overlapping counters; dependencies point back to earlier changes.
+    private func decodeHeaders(_ cols: [ByteReader], count recordCount: Int, actorMap map: [Int32], into history: inout LoadedHistory) throws -> DecodedHeaders {
+        let actorCount = actors.count
+        var prevStart = 0
+        var prevTime: Int64 = 0
+        var declaredOps = 0
+        var maxCounter = 0
+        var changeRanges = ChangeRanges(actorCount: actorCount)
+        var seqOfActor = [Int](repeating: 0, count: actorCount)
+        var lastOfActor = [Int](repeating: -1, count: actorCount)
+        var lastMaxOfActor = [Int](repeating: 0, count: actorCount)
+        var isDependency = [Bool](repeating: false, count: recordCount)
+        var headers: [LoadedHistory.Header] = []
+        headers.reserveCapacity(recordCount)
+        var dependencies: [Int] = []
+        dependencies.reserveCapacity(recordCount)
+        var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
+        var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
+        for i in 0..<recordCount {
+            let rawActor = try changeActors.count(max: map.count)
+            guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
+            let actor = map[rawActor]
+            let seq = try seqColumn.count(max: Int(Int32.max))
+            let start = prevStart + (try startColumn.delta())
+            let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
+            let time = prevTime &+ (try timeColumn.sleb())
+            switch try messageColumn.byte() {
+            case 0: break
+            case 1: history.messages[i] = try messageColumn.string()
+            default: throw CRDTError(.malformed, "bad message flag")
+            }
+            let depCount = try depsColumn.count(max: i)
+            let depStart = dependencies.count
+            for _ in 0..<depCount {
+                let back = try depsColumn.count(max: i)
+                guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
+                dependencies.append(i - back)
+                isDependency[i - back] = true
+            }
+            let a = Int(actor)
+            guard seq == seqOfActor[a] + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
+            if lastOfActor[a] >= 0, start <= lastMaxOfActor[a] { throw CRDTError(.malformed, "op counters overlap") }
+            let header = LoadedHistory.Header(
+                actor: actor, seq: seq, startOp: start, opCount: opCount, time: time,
+                dependencyStart: Int32(depStart), dependencyEnd: Int32(dependencies.count))
+            headers.append(header)
+            seqOfActor[a] = seq
+            lastOfActor[a] = i
+            lastMaxOfActor[a] = header.maxOp
+            changeRanges.append(actor: actor, startOp: start, maxOp: header.maxOp, record: i)
+            maxCounter = max(maxCounter, header.maxOp)
+            declaredOps += opCount
+            prevStart = start
+            prevTime = time
+        }
+        history.headers = headers
+        history.dependencies = dependencies
+        return DecodedHeaders(
+            ranges: changeRanges, seqOfActor: seqOfActor, lastOfActor: lastOfActor, isDependency: isDependency,
+            maxCounter: maxCounter, declaredOps: declaredOps)
     }
 
     private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {

@@ -23,6 +23,7 @@ struct TraceBenchmark: ParsableCommand {
         var merge: [Double] = []
         var load: [Double] = []
         var saveBytes = 0
+        var savedBytes: [UInt8] = []
         var finalText = ""
         for _ in 0..<max(1, runs) {
             // Each run starts from a clean heap: return what the last run freed to the system.
@@ -39,6 +40,7 @@ struct TraceBenchmark: ParsableCommand {
             finalText = text
             let saved = doc.save()
             saveBytes = saved.count
+            savedBytes = saved
             if !json { print("rss after save: \(Clock.format(Clock.peakRSSMegabytes())) MB") }
             let (t2, merged) = try Clock.measure { () -> String in
                 let fresh = Document(actor: ActorID.named("merge-target"))
@@ -56,6 +58,13 @@ struct TraceBenchmark: ParsableCommand {
                 throw ValidationError("merged or loaded text differs from the replayed text")
             }
         }
+        // Steady state: the memory a loaded document holds once its text has been read (the
+        // saved bytes and the text are not counted), after the runs' garbage is returned.
+        let residentBefore = residentBytesAfterTrim()
+        let kept = try Document.load(savedBytes)
+        _ = try TraceReplay.text(of: kept)
+        let loadedBytes = residentBytesAfterTrim() - residentBefore
+        withExtendedLifetime(kept) {}
         let sha = Hex.encode(SHA256.hash(data: Array(finalText.utf8)))
         let result: [(String, String)] = [
             ("trace", "\"\(trace.name)\""),
@@ -65,6 +74,7 @@ struct TraceBenchmark: ParsableCommand {
             ("save_bytes", "\(saveBytes)"),
             ("load_ms", Clock.format(Clock.median(load))),
             ("peak_rss_mb", Clock.format(Clock.peakRSSMegabytes())),
+            ("loaded_doc_mb", Clock.format(Double(loadedBytes) / 1_048_576)),
             ("final_sha256", "\"\(sha)\""),
             ("matches_end_content", finalText == trace.endContent ? "true" : "false"),
         ]
@@ -99,6 +109,21 @@ struct FormatStatsCommand: ParsableCommand {
         print(String(format: "unframe %.3f ms, decode %.3f ms, text %.3f ms", s.unframeMs, s.decodeMs, s.textMs))
         for (k, v) in s.sectionBytes.sorted(by: { $0.key < $1.key }) { print("  \(k): \(v)") }
     }
+}
+
+/// Resident bytes of this process after freed heap pages are returned to the system
+/// (Linux: `/proc/self/statm`); 0 where unknown. The growth between two calls is what the
+/// objects allocated in between hold, to the page.
+func residentBytesAfterTrim() -> Int {
+    #if os(Linux)
+    _ = glibcMallocTrim(0)
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
+    return 0
+    #endif
 }
 
 #if os(Linux)
