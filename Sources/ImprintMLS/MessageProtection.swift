@@ -103,9 +103,28 @@ enum MessageProtection {
         return try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, secretTree: &secretTree, paddingBlock: paddingBlock)
     }
 
+    /// Encrypts content as a PrivateMessage with `key`, a key of the sender's application
+    /// ratchet taken out ahead of use (``ApplicationKeyReservation``).
+    static func protectPrivate(suite: CipherSuite, content: FramedContent, confirmationTag: [UInt8]?, context: GroupContext,
+                               signer: SignatureSigner, senderDataSecret: [UInt8], key: RatchetKey,
+                               paddingBlock: Int = 0) throws -> PrivateMessage {
+        let sig = try sign(suite: suite, wireFormat: .privateMessage, content: content, context: context, signer: signer)
+        let ac = AuthenticatedContent(wireFormat: .privateMessage, content: content, auth: FramedContentAuthData(signature: sig, confirmationTag: confirmationTag))
+        return try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, paddingBlock: paddingBlock) { _, _ in key }
+    }
+
     /// Encrypts signed content as a PrivateMessage.
     static func encryptPrivate(suite: CipherSuite, _ ac: AuthenticatedContent, senderDataSecret: [UInt8], secretTree: inout SecretTree,
                                paddingBlock: Int = 0) throws -> PrivateMessage {
+        try encryptPrivate(suite: suite, ac, senderDataSecret: senderDataSecret, paddingBlock: paddingBlock) { leaf, type in
+            try secretTree.nextKey(leaf: leaf, type: type)
+        }
+    }
+
+    /// Encrypts signed content as a PrivateMessage with the key `nextKey` gives for the
+    /// sender's leaf and the content's ratchet.
+    private static func encryptPrivate(suite: CipherSuite, _ ac: AuthenticatedContent, senderDataSecret: [UInt8], paddingBlock: Int,
+                                       nextKey: (UInt32, RatchetType) throws -> RatchetKey) throws -> PrivateMessage {
         let content = ac.content
         guard case let .member(leaf) = content.sender else { throw MLSError(.invalidMessage, "PrivateMessage sender must be a member") }
         let type = content.content.contentType
@@ -116,7 +135,7 @@ enum MessageProtection {
             let pad = (paddingBlock - body.bytes.count % paddingBlock) % paddingBlock
             body.writeBytes([UInt8](repeating: 0, count: pad))
         }
-        let key = try secretTree.nextKey(leaf: leaf, type: type == .application ? .application : .handshake)
+        let key = try nextKey(leaf, type == .application ? .application : .handshake)
         let reuseGuard = CipherSuite.randomBytes(4)
         let aad = contentAAD(groupID: content.groupID, epoch: content.epoch, contentType: type, authenticatedData: content.authenticatedData)
         let ciphertext = try suite.aeadSeal(key: key.key, nonce: applyReuseGuard(key.nonce, reuseGuard), aad: aad, plaintext: body.bytes)

@@ -60,9 +60,9 @@ extension SharedDocument {
     /// the seq and the ciphertext size.
     func send(_ payload: SyncPayload, heads: [ChangeHash]) async throws -> (seq: Int, size: Int) {
         try ensureNotStale()
-        let message = try group.encrypt(payload.encoded(), authenticatedData: authenticatorTag)
-        // The advanced ratchet is durable before the ciphertext exists anywhere else.
-        try saveGroup()
+        var keys = try reservedSendingKeys()
+        defer { sendingKeys = keys }  // a key taken is spent, even if encrypting then failed
+        let message = try group.encrypt(payload.encoded(), authenticatedData: authenticatorTag, using: &keys)
         let ciphertext = message.tlsBytes
         var random = SystemRandomNumberGenerator()
         let outgoing = OutboxMessage(clientMessageId: Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }),
@@ -70,6 +70,26 @@ extension SharedDocument {
                                      heads: heads.map(\.hex), ciphertext: ciphertext)
         try outgoing.write(home: home)
         return (try await deliver(outgoing), ciphertext.count)
+    }
+
+    /// The reservation the next message is encrypted with: the current one while it has keys
+    /// for this epoch; otherwise a new one, twice the last (up to `sendingKeysAhead`), whose
+    /// advanced ratchet is committed to the key store before this returns. So the stored
+    /// ratchet is past every key in use before any ciphertext exists: a restart, or another
+    /// process on this home, never encrypts with one of them.
+    func reservedSendingKeys() throws -> ApplicationKeyReservation {
+        if let keys = sendingKeys, keys.remaining > 0, keys.epoch == group.epoch, keys.groupID == group.groupID {
+            return keys
+        }
+        sendingKeys = nil
+        let count = min(max(1, account.options.sendingKeysAhead), MLSGroup.maximumReservedApplicationKeys, max(1, lastReservation * 2))
+        var advanced = group
+        let keys = try advanced.reserveApplicationKeys(count)
+        group = advanced
+        try saveGroup()
+        lastReservation = count
+        sendingKeys = keys
+        return keys
     }
 
     /// Delivers every message left in the outbox by an interrupted send.

@@ -21,7 +21,8 @@ import ImprintZones
 ///
 /// Guarantees:
 /// - **No nonce reuse.** The ratchet that encrypted a message is in the key store before the
-///   ciphertext is written anywhere; a restart never encrypts twice with one generation.
+///   ciphertext is written anywhere; a restart never encrypts twice with one generation. (A
+///   run of generations is reserved at once and committed once: `SyncOptions.sendingKeysAhead`.)
 /// - **No lost edits.** A change counts as sent only once its record is in the zone; until
 ///   then it is in the outbox or still unsent, and the next `push` delivers it (after a crash,
 ///   a lost answer or a lost race for the epoch).
@@ -75,6 +76,10 @@ public actor SharedDocument {
     var gapsFirstSeen: [Int: Date] = [:]
     /// Whether a background `sweepInbox` is queued or running.
     var sweepInFlight = false
+    /// Application keys reserved for this member's next messages, in memory only (the stored
+    /// group state is past all of them), and the size of the last reservation (see `send`).
+    var sendingKeys: ApplicationKeyReservation?
+    var lastReservation = 0
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account
@@ -93,6 +98,29 @@ public actor SharedDocument {
     public nonisolated let bundlePath: String
     var did: String { account.did }
     var home: String { account.home.path }
+
+    /// Patches for every change the document takes from now on: this member's edits through
+    /// ``edit(_:)`` and the other members' changes as they are merged. Bind an editor's view to
+    /// it; a batch's ``PatchBatch/origin`` is `.remote` for what came from the group.
+    ///
+    /// A remote batch is published the moment its changes are merged, before they are made
+    /// durable: a pull decrypts and merges a page of messages, then fsyncs the bundle and
+    /// commits the MLS state (docs/sync.md, "Receiving"). If the process dies in between, the
+    /// view showed changes the bundle does not hold yet; the next pull decrypts the same
+    /// messages again from the old state and merges them again, so nothing shown is lost.
+    ///
+    /// ```swift
+    /// let doc = try await SharedDocument.open(bundleAt: "paper.imprint", device: device, account: account)
+    /// Task {
+    ///     for await batch in await doc.patches() where batch.origin == .remote {
+    ///         for patch in batch.patches { editorView.apply(patch) }
+    ///     }
+    /// }
+    /// for try await _ in doc.live() {}
+    /// ```
+    public func patches(bufferingPolicy: AsyncStream<PatchBatch>.Continuation.BufferingPolicy = .unbounded) -> AsyncStream<PatchBatch> {
+        bundle.document.patches(bufferingPolicy: bufferingPolicy)
+    }
 
     /// The body text as this member has it now.
     public func text() throws -> String { try bundle.text() }

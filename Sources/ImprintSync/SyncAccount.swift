@@ -18,6 +18,13 @@ public struct SyncOptions: Sendable, Hashable {
     public var maximumPayloadBytes = 256 << 20
     /// How often a commit that lost the race for an epoch is rebuilt and retried.
     public var commitRetries = 8
+    /// Most application keys taken out of the sending ratchet ahead of use
+    /// (`MLSGroup.reserveApplicationKeys`): one key-store commit then covers that many
+    /// messages instead of one. A shared document starts with one and doubles the reservation
+    /// each time it runs out, so a one-shot `imprint push` wastes none and a typing session
+    /// soon commits its ratchet once per this many messages. A process that ends with keys
+    /// left skips their generations; receivers step over them. 1 turns it off.
+    public var sendingKeysAhead = 32
     public init() {}
 }
 

@@ -14,9 +14,10 @@ import ImprintZones
 
 /// `imprint-bench sync`: end-to-end encrypted co-editing over loopback against a real
 /// `imprint-server` process (SQLite in a temporary directory):
-/// - `latency`: an edit by one member until it is visible in another member's bundle
-///   (push: ChangeSet, MLS, DS `sendMessage`, zone records; then the DS's SSE event, pull:
-///   records, MLS, merge, fsync), sequentially over `--edits` edits; p50 and p99.
+/// - `latency`: an edit by one member until another member's view shows it (push: ChangeSet,
+///   MLS, DS `sendMessage`, zone records; then the SSE event, pull: records, MLS, merge, the
+///   patch to the view), and until that member's pull has also made it durable (bundle
+///   fsync, MLS commit: `durable_*`), sequentially over `--edits` edits; p50 and p99.
 /// - `join`: a document holding a whole trace's history (default `automerge-paper`) is shared,
 ///   `--members` − 1 members invited in one commit (key packages, commit + Welcome, the
 ///   snapshot); the time of that invite, and from `join` to one joiner reading the final text.
@@ -43,6 +44,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "sustained: seconds of typing.") var seconds = 60
     @Option(help: "compaction: change sets pushed into each document.") var changes = 10_000
     @Option(help: "compaction: change sets between two compactions.") var snapshotEvery = 1_000
+    @Option(help: "latency, sustained: SyncOptions.sendingKeysAhead (default: the library's; 1 commits the ratchet per message).")
+    var sendingKeysAhead: Int?
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
@@ -75,18 +78,38 @@ struct SyncBenchmark: AsyncParsableCommand {
     // MARK: Modes
 
     func latency(directory: String, serverURL: String) async throws -> [(String, String)] {
-        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL)
-        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL)
+        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead)
+        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead)
         _ = try DocumentBundle.create(at: alice.bundlePath, device: alice.device, title: "bench")
         let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
         try await aliceDoc.invite([bob.account.did])
         let bobDoc = try await SharedDocument.join(convoId: aliceDoc.convoId, account: bob.account, bundleAt: bob.bundlePath, device: bob.device)
         if !json { FileHandle.standardError.write(Data("latency: shared and joined\n".utf8)) }
-        let (seen, seenSignal) = AsyncStream.makeStream(of: Int.self)
+        // Visible: Bob's editor view, bound to the document's patch stream, shows the edit (the
+        // changes are merged; the bundle's fsync and the MLS commit follow). Durable: the pull
+        // that merged them has also made them durable (`live`'s `.pulled` event).
+        let (visible, visibleSignal) = AsyncStream.makeStream(of: Int.self)
+        let initialLength = try await bobDoc.text().count
+        let view = await bobDoc.patches()
+        let viewer = Task {
+            var length = initialLength
+            for await batch in view where batch.origin == .remote {
+                for patch in batch.patches {
+                    switch patch {
+                    case let .splice(_, _, text): length += text.count
+                    case let .remove(_, _, count): length -= count
+                    default: break
+                    }
+                }
+                visibleSignal.yield(length)
+            }
+        }
+        defer { viewer.cancel() }
+        let (durable, durableSignal) = AsyncStream.makeStream(of: Int.self)
         let watcher = Task {
             for try await event in bobDoc.live(pollInterval: .seconds(3600), pullInterval: .seconds(3600)) {
                 switch event {
-                case .pulled: seenSignal.yield(try await bobDoc.text().count)
+                case .pulled: durableSignal.yield(try await bobDoc.text().count)
                 case let .retrying(reason), let .reconnecting(reason, _):
                     FileHandle.standardError.write(Data("latency: bob: \(reason)\n".utf8))
                 default: break
@@ -107,32 +130,41 @@ struct SyncBenchmark: AsyncParsableCommand {
             }
         }
         defer { stall.cancel() }
-        var iterator = seen.makeAsyncIterator()
-        var samples: [Double] = [], editTimes: [Double] = [], pushTimes: [Double] = []
-        var length = 0
+        var visibleIterator = visible.makeAsyncIterator(), durableIterator = durable.makeAsyncIterator()
+        var samples: [Double] = [], durableSamples: [Double] = [], editTimes: [Double] = [], pushTimes: [Double] = []
+        var length = initialLength
         for index in 0..<(edits + 10) {
             let word = "w\(index) "
             let start = DispatchTime.now().uptimeNanoseconds
             let at = length
             try await aliceDoc.edit { bundle in try bundle.insert(word, at: at) }
             let edited = DispatchTime.now().uptimeNanoseconds
-            try await aliceDoc.push()
-            let pushed = DispatchTime.now().uptimeNanoseconds
-            if index >= 10 {
+            // The push runs as an app runs it, beside the view: what it does after the records
+            // are in the zone (its own bookkeeping) is not on the way to Bob's screen.
+            let push = Task { try await aliceDoc.push(); return DispatchTime.now().uptimeNanoseconds }
+            length += word.count
+            while let shown = await visibleIterator.next(), shown < length {}
+            let shownAt = DispatchTime.now().uptimeNanoseconds
+            while let stored = await durableIterator.next(), stored < length {}
+            let storedAt = DispatchTime.now().uptimeNanoseconds
+            // The next edit starts once this one has settled everywhere, as in the relay's run.
+            let pushed = try await push.value
+            if index >= 10 { // the first ten warm up connections and caches
+                samples.append(Double(shownAt - start) / 1_000_000)
+                durableSamples.append(Double(storedAt - start) / 1_000_000)
                 editTimes.append(Double(edited - start) / 1_000_000)
                 pushTimes.append(Double(pushed - edited) / 1_000_000)
             }
-            length += word.count
-            while let visible = await iterator.next(), visible < length {}
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-            if index >= 10 { samples.append(ms) } // the first ten warm up connections and caches
             if !json && index % 100 == 0 { FileHandle.standardError.write(Data("latency: \(index) edits\n".utf8)) }
         }
         guard try await bobDoc.text() == aliceDoc.text() else { throw ValidationError("latency: the two copies differ at the end") }
         let sorted = samples.sorted()
         let p50 = Clock.median(sorted), p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        let durableSorted = durableSamples.sorted()
         var fields = [("edits", "\(samples.count)"), ("p50_ms", Clock.format(p50)), ("p99_ms", Clock.format(p99)),
                       ("mean_ms", Clock.format(sorted.reduce(0, +) / Double(max(1, sorted.count)))),
+                      ("durable_p50_ms", Clock.format(Clock.median(durableSorted))),
+                      ("durable_p99_ms", Clock.format(durableSorted[min(durableSorted.count - 1, Int(Double(durableSorted.count) * 0.99))])),
                       ("edit_p50_ms", Clock.format(Clock.median(editTimes))), ("push_p50_ms", Clock.format(Clock.median(pushTimes)))]
         // The plaintext Yjs relay, same machine, same run, same number of sequential edits.
         if !relayPython.isEmpty {
@@ -187,7 +219,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     func sustained(directory: String, serverURL: String, serverPID: Int32, serverData: String) async throws -> [(String, String)] {
         var people: [BenchMember] = []
         for index in 0..<max(2, members ?? 3) {
-            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL))
+            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead))
         }
         _ = try DocumentBundle.create(at: people[0].bundlePath, device: people[0].device, title: "typing")
         let first = try await SharedDocument.share(bundleAt: people[0].bundlePath, device: people[0].device, account: people[0].account)
@@ -254,11 +286,13 @@ struct BenchMember {
     let bundlePath: String
 
     /// A member with its own home; `keyPackages` overrides how many key packages it publishes.
-    static func make(_ name: String, directory: String, serverURL: String, keyPackages: Int? = nil) async throws -> BenchMember {
+    static func make(_ name: String, directory: String, serverURL: String, keyPackages: Int? = nil,
+                     sendingKeysAhead: Int? = nil) async throws -> BenchMember {
         let home = ImprintHome(path: directory + "/home-\(name)")
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         var options = SyncOptions()
         if let keyPackages { options.keyPackageBatch = keyPackages }
+        if let sendingKeysAhead { options.sendingKeysAhead = sendingKeysAhead }
         let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil), serverURL: serverURL,
                                                     httpClient: benchHTTPClient, options: options)
         try await account.topUpKeyPackages()
