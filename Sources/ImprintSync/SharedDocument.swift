@@ -101,7 +101,7 @@ public actor SharedDocument {
 
     /// Patches for every change the document takes from now on: this member's edits through
     /// ``edit(_:)`` and the other members' changes as they are merged. Bind an editor's view to
-    /// it; a batch's ``PatchBatch/origin`` is `.remote` for what came from the group.
+    /// it; a batch's `origin` is `.remote` for what came from the group.
     ///
     /// A remote batch is published the moment its changes are merged, before they are made
     /// durable: a pull decrypts and merges a page of messages, then fsyncs the bundle and

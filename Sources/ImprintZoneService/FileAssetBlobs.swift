@@ -5,7 +5,8 @@ import NIOCore
 import Glibc
 #endif
 
-/// Asset blobs as files under `<data>/zone-assets`, content-addressed: `<aa>/<sha256 hex>`.
+/// Uploaded asset blobs as files under `<data>/zone-assets`, content-addressed:
+/// `<aa>/<sha256 hex>` (inline assets live in the database's `zone_inline_blobs`).
 /// A staged upload (already fsynced) is renamed into place and the directory fsynced, so a
 /// blob file is either absent or complete; renaming over an existing blob of the same hash
 /// replaces it with identical bytes. The SQLite store calls `place` and `remove` inside its
@@ -24,40 +25,18 @@ struct FileAssetBlobs: Sendable {
         root.appendingPathComponent(String(hash.prefix(2)), isDirectory: true).appendingPathComponent(hash).path
     }
 
-    /// Moves `staged` into place as blob `staged.hash`: durably (its directory fsynced; the
-    /// staged file was), or, with `durably: false`, for a `syncFileSystem` that follows
-    /// before anything acknowledges it (inline assets, many to one save).
-    func place(_ staged: StagedAsset, durably: Bool = true) throws {
+    /// Moves `staged` into place as blob `staged.hash`, durably: its directory is fsynced (the
+    /// staged file was).
+    func place(_ staged: StagedAsset) throws {
         let directory = root.appendingPathComponent(String(staged.hash.prefix(2)), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard rename(staged.path, path(staged.hash)) == 0 else {
             throw AssetFileError(operation: "rename", path: staged.path, code: errno)
         }
-        guard durably else { return }
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw AssetFileError(operation: "open", path: directory.path, code: errno) }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: directory.path, code: errno) }
-    }
-
-    /// Makes blobs placed with `durably: false` durable, data and directory entries: on Linux
-    /// with one `syncfs(2)` of the file system that holds them (one flush for a batch of
-    /// inline assets instead of two fsyncs per asset, which cost 1.2 ms per 1 KiB record on
-    /// the benchmark machine); elsewhere by an fsync of each file and of its directory.
-    func syncFileSystem(placed hashes: [String]) throws {
-        #if os(Linux)
-        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw AssetFileError(operation: "open", path: root.path, code: errno) }
-        defer { close(descriptor) }
-        guard linuxSyncFS(descriptor) == 0 else { throw AssetFileError(operation: "syncfs", path: root.path, code: errno) }
-        #else
-        for target in Set(hashes.map(path)) + Set(hashes.map { (path($0) as NSString).deletingLastPathComponent }) {
-            let descriptor = open(target, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw AssetFileError(operation: "open", path: target, code: errno) }
-            defer { close(descriptor) }
-            guard fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: target, code: errno) }
-        }
-        #endif
     }
 
     func remove(_ hash: String) {
@@ -85,9 +64,3 @@ struct FileAssetBlobs: Sendable {
     }
 }
 
-#if os(Linux)
-/// glibc's `int syncfs(int fd)`, declared by `<unistd.h>` only under `_GNU_SOURCE`, which
-/// the Glibc module does not define; a plain C function of one `int`, bound by its symbol.
-@_silgen_name("syncfs")
-private func linuxSyncFS(_ descriptor: Int32) -> Int32
-#endif

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Hummingbird
 import ImprintServer
+import NIOCore
 
 /// The zone service on the embedded SQLite database of the Delivery Service, blobs as files.
 ///
@@ -161,7 +162,10 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                     SELECT 1 WHERE EXISTS (SELECT 1 FROM zone_records WHERE asset_hash = ?)
                                OR EXISTS (SELECT 1 FROM zone_uploads WHERE hash = ?)
                     """), arguments: [hash, hash]) != nil
-                if !referenced { blobs.remove(hash) }
+                if !referenced {
+                    try db.execute(sql: "DELETE FROM zone_inline_blobs WHERE hash = ?", arguments: [hash])
+                    blobs.remove(hash)
+                }
             }
         }
     }
@@ -230,7 +234,14 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
     }
 
     func writeAsset<Writer: ResponseBodyWriter>(hash: String, range: Range<Int>, to writer: inout Writer) async throws {
-        try await blobs.write(hash: hash, range: range, to: &writer)
+        let inline = try await delivery.pool.read { db in
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM zone_inline_blobs WHERE hash = ?"), arguments: [hash])
+        }
+        guard let inline else { return try await blobs.write(hash: hash, range: range, to: &writer) }
+        guard range.lowerBound >= 0, range.upperBound <= inline.count else {
+            throw AssetFileError(operation: "read (short)", path: "zone_inline_blobs/\(hash)", code: EIO)
+        }
+        try await writer.write(ByteBuffer(bytes: inline[inline.startIndex + range.lowerBound ..< inline.startIndex + range.upperBound]))
     }
 
     // MARK: Records
@@ -284,11 +295,13 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 }
                 var change = zone.lastChange
                 var saved: [String: ZoneRecord] = [:]
-                // Inline assets are placed without a flush each, then made durable together
-                // before the transaction commits (and so before the save is acknowledged).
-                let inlines = writes.compactMap(\.inline)
-                for inline in inlines { try blobs.place(inline, durably: false) }
-                if !inlines.isEmpty { try blobs.syncFileSystem(placed: inlines.map(\.hash)) }
+                // Inline assets go into the database with the records that name them: one
+                // commit holds both, so a record never outlives its bytes or the reverse.
+                for inline in writes.compactMap(\.inline) {
+                    let bytes = try inline.inlineBytes ?? Data(contentsOf: URL(fileURLWithPath: inline.path))
+                    try db.execute(sql: "INSERT INTO zone_inline_blobs (hash, bytes) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING",
+                                   arguments: [inline.hash, bytes])
+                }
                 for save in writes {
                     change += 1
                     let asset = save.asset ?? save.inline.map { ZoneAssetRef(hash: $0.hash, size: $0.size) }

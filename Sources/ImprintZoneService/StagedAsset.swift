@@ -12,12 +12,16 @@ import Darwin
 /// Asset bytes written to a temporary file, with their SHA-256 and length: the first half of
 /// every upload (the store's `commitUpload` places the file, or copies it into PostgreSQL).
 /// A body is streamed through, one received buffer at a time, never held whole. An uploaded
-/// body is fsynced here; inline bytes are not: the store that keeps them makes them durable
-/// together, once per batch (`FileAssetBlobs.syncFileSystem`, or PostgreSQL's own commit).
+/// body is fsynced here; inline bytes are not: the store keeps them in its database, in the
+/// transaction of the records that name them (SQLite from ``inlineBytes``, PostgreSQL from
+/// the file).
 struct StagedAsset: Sendable {
     let path: String
     let hash: String
     let size: Int
+    /// The bytes themselves, for inline `assetData` (a few KiB): the SQLite store keeps those
+    /// in its database and never reads the file.
+    var inlineBytes: Data?
 
     /// Streams `body` to a new file in `directory`, refusing more than `limit` bytes (413).
     static func stage(_ body: RequestBody, limit: Int, in directory: URL) async throws -> StagedAsset {
@@ -45,7 +49,9 @@ struct StagedAsset: Sendable {
         let file = try StagingFile(directory: directory)
         do {
             try data.withUnsafeBytes { try file.write($0) }
-            return try file.finish(hash: SHA256.hash(data: data), size: data.count, durable: false)
+            var staged = try file.finish(hash: SHA256.hash(data: data), size: data.count, durable: false)
+            staged.inlineBytes = data
+            return staged
         } catch {
             file.discard()
             throw error

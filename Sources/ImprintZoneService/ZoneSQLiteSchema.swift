@@ -58,5 +58,15 @@ enum ZoneSQLiteSchema {
         );
         CREATE INDEX inbox_capabilities_by_hash ON inbox_capabilities (zone_id, key_hash);
         """),
+        // Inline assets (`assetData`, at most 48 KiB) in the database, content-addressed like
+        // the files of `zone-assets/`: written in the transaction of the records that name them,
+        // so a record and its bytes are committed together, with no file, rename or flush of
+        // their own. Older inline assets stay files; reads look here first.
+        (1003, """
+        CREATE TABLE zone_inline_blobs (
+            hash TEXT PRIMARY KEY,
+            bytes BLOB NOT NULL
+        );
+        """),
     ]
 }

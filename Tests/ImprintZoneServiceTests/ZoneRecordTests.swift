@@ -146,6 +146,37 @@ import Testing
             #expect(malformed.status == 200 && malformed.body.count == bytes.count)
         }
     }
+
+    /// Inline assets (kept in the database on SQLite, since migration 1003): whole and ranged
+    /// reads, one copy shared by two zones, gone with the last record that names it, and
+    /// stored again by a later save of the same bytes.
+    @Test(arguments: StoreKind.available)
+    func inlineAssetsAreReadSharedAndCollected(_ kind: StoreKind) async throws {
+        try await withZoneServer(kind) { server in
+            let owner = server.client()
+            try await owner.createZone("share_inline_a")
+            try await owner.createZone("share_inline_b")
+            let bytes = testBytes(40_000, seed: 11)
+            let hash = sha256Hex(bytes)
+            try await owner.save("share_inline_a", [RecordToSave(recordName: "r", recordType: "change", assetData: bytes)])
+            try await owner.save("share_inline_b", [RecordToSave(recordName: "r", recordType: "change", assetData: bytes)])
+            for zoneId in ["share_inline_a", "share_inline_b"] {
+                let whole = try await owner.asset(zoneId, hash)
+                #expect(whole.status == 200 && whole.body == bytes)
+            }
+            let middle = try await owner.asset("share_inline_a", hash, range: "bytes=1000-1009")
+            #expect(middle.status == 206 && middle.body == bytes[1000...1009])
+            // One zone drops its record: the other still reads the shared bytes.
+            #expect(try await owner.delete("share_inline_a", ["r"]) == ["r"])
+            #expect(try await owner.asset("share_inline_a", hash).errorName == "AssetNotFound")
+            #expect(try await owner.asset("share_inline_b", hash).body == bytes)
+            // The last record goes, then the same bytes are saved again: stored anew, readable.
+            #expect(try await owner.delete("share_inline_b", ["r"]) == ["r"])
+            #expect(try await owner.asset("share_inline_b", hash).errorName == "AssetNotFound")
+            try await owner.save("share_inline_a", [RecordToSave(recordName: "again", recordType: "change", assetData: bytes)])
+            #expect(try await owner.asset("share_inline_a", hash).body == bytes)
+        }
+    }
 }
 
 func sha256Hex(_ data: Data) -> String { CommitDigest.hex(data) }
