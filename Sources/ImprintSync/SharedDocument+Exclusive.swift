@@ -26,6 +26,15 @@ extension SharedDocument {
         return try await Self.$insideOperation.withValue(true) { try await body() }
     }
 
+    /// Reads the persisted state again for a reader outside the operation gate (`status`,
+    /// `members`), unless an operation of this object is under way: its state in memory is
+    /// then newer than the disk's (keys consumed, a commit applied, not yet flushed), and
+    /// replacing it in the middle of the operation would undo part of what it did.
+    func reloadForReading() throws {
+        guard !operationRunning else { return }
+        try reloadPersistedState()
+    }
+
     /// Reads the sync state, the MLS state and the cursor again from disk.
     func reloadPersistedState() throws {
         if let saved = try SyncState.load(home: home, convoId: convoId) {

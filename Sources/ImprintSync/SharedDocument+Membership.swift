@@ -199,7 +199,7 @@ extension SharedDocument {
     /// The members as the MLS group has them (each leaf's credential checked), with the
     /// Delivery Service's join times; and the epoch.
     public func members() async throws -> (epoch: UInt64, members: [MemberInfo]) {
-        try reloadPersistedState()
+        try reloadForReading()
         try ensureActive()
         let convo = try await account.delivery.getConvos().convos.first { $0.id == convoId }
         let joined = Dictionary((convo?.members ?? []).map { ($0.did, $0.joinedAt) }, uniquingKeysWith: { a, _ in a })

@@ -44,7 +44,7 @@ extension SharedDocument {
     /// Where this member stands: epoch, processed seq, gaps and their age, unpushed changes.
     /// Asks the Delivery Service for its newest seq; works offline too (`latestSeq` nil).
     public func status() async -> SyncStatus {
-        try? reloadPersistedState()
+        try? reloadForReading()
         try? reloadBundleIfChanged()
         let known = (try? bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)).filter { bundle.document.contains($0) })) ?? []
         var latest: Int?
