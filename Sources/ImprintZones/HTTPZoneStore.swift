@@ -32,6 +32,9 @@ public struct HTTPZoneStore: ZoneStore {
     /// The participant limit this deployment declares for a shared zone (see
     /// ``ZoneStore/participantLimit``); nil (no limit) by default.
     public var participantLimit: Int?
+    /// When set, requests to a server that stopped answering fail at once for a while
+    /// instead of each waiting for ``timeout`` (see ``EndpointCircuit``). nil by default.
+    public var circuit: EndpointCircuit?
 
     static let inboxCapabilityHeader = "Imprint-Inbox-Capability"
     /// JSON answers above this are refused (1000 records of ~1 KiB with room to spare).
@@ -298,12 +301,15 @@ public struct HTTPZoneStore: ZoneStore {
 
     /// The body of a 200 answer of at most `limit` bytes; any other answer as a ``ZoneError``.
     private func execute(_ request: HTTPClientRequest, limit: Int) async throws -> ByteBuffer {
+        try circuit?.check(baseURL)
         let response: HTTPClientResponse
         do {
             response = try await httpClient.execute(request, timeout: timeout)
         } catch {
+            if EndpointCircuit.isTimeout(error) { circuit?.failed() }
             throw ZoneError(.transport, "\(error)")
         }
+        circuit?.answered()
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: Self.maximumErrorBodyBytes)) ?? ByteBuffer()
             throw Self.error(status: Int(response.status.code), body: body)
