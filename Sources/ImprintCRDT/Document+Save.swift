@@ -430,6 +430,9 @@ extension Document {
         let removeCount = try r.count(max: r.remaining * 64)
         let rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
+        // Both counts are bounded by their columns' bytes: one allocation instead of a
+        // doubling series (copies and fresh pages that dominated long histories' loads).
+        history.ops.reserveCapacity(mapOps.count + removeCount)
         var actorColumn = rc[0], counterColumn = rc[1], objectColumn = rc[2]
         var targetActorColumn = rc[3], countColumn = rc[4], targetColumn = rc[5]
         // Remove ops go straight to their changes (objects checked once per run of one
