@@ -96,6 +96,7 @@ import ImprintTestSupport
             #expect(throws: CRDTError.self) { try d.jsonValue() }
             #expect(throws: CRDTError.self) { try d.change { tx in try tx.put(.root, "x", "y") } }
             #expect(throws: CRDTError.self) { try d.apply(original.allChanges()) }
+            #expect(throws: CRDTError.self) { try d.fork() }
             #expect(d.allChanges().isEmpty)
             #expect(d.currentHeads.isEmpty)
             // A fresh document that adopts the same bytes, and a merge of the damaged one, throw too.
