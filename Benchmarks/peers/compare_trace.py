@@ -33,8 +33,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PEERS = ("loro", "yrs")
-METRICS = ("apply_ms", "merge_ms", "save_bytes", "save_bytes_zstd", "load_ms", "peak_rss_mb", "baseline_rss_mb",
-           "loaded_doc_mb")
+METRICS = ("apply_ms", "merge_ms", "save_bytes", "save_bytes_zstd", "load_ms", "load_full_ms", "peak_rss_mb",
+           "baseline_rss_mb", "loaded_doc_mb")
 ENGINES = ("imprint",) + PEERS
 
 
@@ -178,7 +178,7 @@ def measure(args):
                     notes.append(f"round {rnd + 1}: {err}")
                 row[e] = res
                 print(f"round {rnd + 1}/{args.rounds} {e}: "
-                      + (", ".join(f"{m}={res[m]}" for m in ("apply_ms", "merge_ms", "load_ms") if m in res) if res else "failed"),
+                      + (", ".join(f"{m}={res[m]}" for m in ("apply_ms", "merge_ms", "load_ms", "load_full_ms") if m in res) if res else "failed"),
                       file=sys.stderr)
             per_round.append(row)
     finally:

@@ -5,6 +5,7 @@ extension Document {
     /// applied as soon as they arrive. A change that fails validation throws and leaves
     /// the document as it was before that change.
     public func apply(_ changes: [Change]) throws {
+        try completeLoad()
         try publishingRemotePatches { try integrate(changes) }
     }
 

@@ -3,6 +3,7 @@ extension Document {
     /// when nil), writing as `actor`. Edits to either document do not affect the other.
     /// Unknown heads throw `.unknownHeads`.
     public func fork(at heads: [ChangeHash]? = nil, actor: ActorID = .random()) throws -> Document {
+        try completeLoad()
         prepareHistory()
         let mask = try heads.map { ancestryMask(try recordIndices($0)) } ?? [Bool](repeating: true, count: records.count)
         let doc = Document(actor: actor)

@@ -2,7 +2,7 @@ import ImprintEncoding
 extension Document {
     /// The winning value at `key` of a map, or nil.
     public func get(_ obj: ObjectID, _ key: String) throws -> Value? {
-        let (_, st) = try state(obj)
+        let (_, st) = try readableState(obj)
         guard case .map(let m) = st else { throw CRDTError(.wrongObjectType, "\(obj) is not a map") }
         return m.keys[key]?.winner(actorLess).map(value(of:))
     }
@@ -23,7 +23,7 @@ extension Document {
 
     /// A map's keys, sorted.
     public func keys(_ obj: ObjectID) throws -> [String] {
-        let (_, st) = try state(obj)
+        let (_, st) = try readableState(obj)
         guard case .map(let m) = st else { throw CRDTError(.wrongObjectType, "\(obj) is not a map") }
         return m.keys.keys.sorted()
     }
@@ -38,11 +38,13 @@ extension Document {
 
     /// The content of a text object.
     public func text(_ obj: ObjectID) throws -> String {
-        try sequence(obj, text: true).1.text()
+        // Just opened by `load`: the visible text as saved.
+        if let deferred = deferredLoad, let text = deferred.texts[try internalID(obj)] { return text }
+        return try sequence(obj, text: true).1.text()
     }
 
     /// The type of an object.
-    public func objectType(_ obj: ObjectID) throws -> ObjectType { try state(obj).1.type }
+    public func objectType(_ obj: ObjectID) throws -> ObjectType { try readableState(obj).1.type }
 
     /// Follows a path of map keys (`String`) and list indices (`Int`) from the root.
     public func value(at path: [PathElement]) throws -> Value? {

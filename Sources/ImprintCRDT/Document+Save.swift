@@ -2,12 +2,16 @@ extension Document {
     // MARK: Save
 
     /// The whole document with its complete history, compressed (`docs/format.md`).
-    public func save() -> [UInt8] {
+    public func save() -> [UInt8] { save(visibleTextFirst: true) }
+
+    /// `save()` in format version 3 (`visibleTextFirst`), or in the layout of versions 1
+    /// and 2 (1 without marks, 2 with), byte for byte what builds before version 3 wrote.
+    func save(visibleTextFirst: Bool) -> [UInt8] {
         // The saved changes must not grow afterwards (incremental saves start after them),
         // but they need no hash yet: stop coalescing without sealing.
         openRecord = nil
         savedRecordCount = records.count
-        let (payload, version) = encodePayload()
+        let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst)
         return DocumentFormat.frame(payload, version: version)
     }
 
@@ -21,12 +25,29 @@ extension Document {
     }
 
     /// Loads a document saved by ``save()``, optionally followed by incremental chunks.
-    /// Corrupt, truncated or hostile bytes throw ``CRDTError``.
+    ///
+    /// Corrupt, truncated or hostile bytes throw ``CRDTError``. A document saved by this
+    /// build (format version 3) and not followed by chunks is opened for reading: its frame
+    /// and checksum, actors, objects, map keys and visible text are checked here, and its
+    /// history (changes, removes, the texts' items and every check between them) is decoded
+    /// and validated in full on first need: the first call that edits, applies, syncs,
+    /// saves or reads anything else. Damage found then is thrown by that call (and by every
+    /// later throwing call) and leaves the document empty; ``finishLoading()`` runs that
+    /// step at once. Older documents, and documents followed by chunks, load in full here.
     public static func load(_ bytes: [UInt8], actor: ActorID = .random()) throws -> Document {
         guard !bytes.isEmpty else { throw CRDTError(.truncated, "no data") }
         let (docBytes, chunks) = try IncrementalFormat.split(bytes)
         let doc = Document(actor: actor)
-        if let d = docBytes { try doc.decodePayload(DocumentFormat.unframe(d), version: d[4]) }
+        if let d = docBytes {
+            let payload = try DocumentFormat.unframe(d)
+            // A version 3 document alone opens for reading; its history is decoded and
+            // validated on first need (`DeferredLoad`).
+            if d[4] == DocumentFormat.readableVersion && chunks.isEmpty {
+                try doc.openDeferred(payload)
+                return doc
+            }
+            try doc.decodePayload(payload, version: d[4])
+        }
         for c in chunks { try doc.apply(try IncrementalFormat.decode(c)) }
         doc.savedRecordCount = doc.recordCount
         return doc
@@ -37,6 +58,7 @@ extension Document {
     /// Into an empty document the saved state is adopted as it is (no re-integration);
     /// otherwise every change this document lacks is applied.
     public func merge(_ bytes: [UInt8]) throws {
+        try completeLoad()
         try merge(adopting: try Document.load(bytes))
     }
 
@@ -45,6 +67,8 @@ extension Document {
     /// objects are mutable, so sharing them would let each document's edits leak into the
     /// other).
     public func merge(_ other: Document) throws {
+        try completeLoad()
+        try other.completeLoad()
         if isEmptyForAdoption {
             try merge(adopting: try Document.load(other.save()))
         } else {
@@ -62,6 +86,7 @@ extension Document {
             publishingRemotePatches { adoptState(of: other) }
             return
         }
+        try other.completeLoad()
         let mine = Set(recordByHashSealed())
         try apply(other.allChanges().filter { !mine.contains($0.hash) })
     }
@@ -93,6 +118,17 @@ extension Document {
     /// Takes over another document's state and history (this document must be empty).
     private func adoptState(of other: Document) {
         let me = actor
+        if var deferred = other.deferredLoad {
+            // Still only opened for reading: take over the undecoded payload as it is.
+            deferred.countsAsSaved = false
+            actors = other.actors
+            actorIndex = other.actorIndex
+            storedObjects = other.storedObjects
+            deferredLoad = deferred
+            openRecord = nil
+            selfActor = intern(me)
+            return
+        }
         actors = other.actors
         actorIndex = other.actorIndex
         objects = other.objects
@@ -112,9 +148,12 @@ extension Document {
 
     // MARK: Payload encoding
 
-    /// Encodes the payload and the format version it needs (2 when it holds mark ops);
-    /// `statistics` (for tuning) sees every column's raw bytes by name.
-    func encodePayload(statistics: ((String, [UInt8]) -> Void)? = nil) -> (payload: [UInt8], version: UInt8) {
+    /// Encodes the payload and its format version: 3 (`visibleTextFirst`), else 2 when it
+    /// holds mark ops and 1 otherwise; `statistics` (for tuning) sees every column's raw
+    /// bytes by name.
+    func encodePayload(
+        visibleTextFirst: Bool = true, statistics: ((String, [UInt8]) -> Void)? = nil
+    ) -> (payload: [UInt8], version: UInt8) {
         var w = ByteWriter()
         let encoder = Zstd.Encoder()
         // Actors.
@@ -226,12 +265,18 @@ extension Document {
         // Sequences: spans in document order.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            encodeSpans(s, &w, encoder: encoder, statistics: statistics)
+            encodeSpans(s, &w, visibleFirst: visibleTextFirst, encoder: encoder, statistics: statistics)
         }
-        guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.version) }
-        // Version 2: the mark ops, sorted by op id, in one column.
+        // The mark ops, sorted by op id, in one column. Version 3 writes a count of 0 and
+        // no column when there are none; versions 1 and 2 differ in whether the section is there.
+        if visibleTextFirst {
+            w.uleb(markOps.count)
+            guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.readableVersion) }
+        } else {
+            guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.version) }
+            w.uleb(markOps.count)
+        }
         markOps.sort { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
-        w.uleb(markOps.count)
         var kw = ByteWriter()
         for op in markOps {
             guard case .mark(let m) = op.action else { continue }
@@ -241,14 +286,18 @@ extension Document {
         }
         ColumnSet.writeColumn(kw.bytes, to: &w, encoder: encoder)
         statistics?("markOps", kw.bytes)
-        return (w.bytes, DocumentFormat.markVersion)
+        return (w.bytes, visibleTextFirst ? DocumentFormat.readableVersion : DocumentFormat.markVersion)
     }
 
-    private func encodeSpans(_ s: SequenceState, _ w: inout ByteWriter, encoder: Zstd.Encoder, statistics: ((String, [UInt8]) -> Void)?) {
+    private func encodeSpans(
+        _ s: SequenceState, _ w: inout ByteWriter, visibleFirst: Bool, encoder: Zstd.Encoder,
+        statistics: ((String, [UInt8]) -> Void)?
+    ) {
         // Merge neighbours that continue each other apart from content placement.
         var merged: [Span] = []
         merged.reserveCapacity(s.leaves.count * 48)
         var content = ByteWriter()
+        var deletedContent = ByteWriter()
         s.forEachSpan { sp in
             if var last = merged.last, last.id.actor == sp.id.actor, last.id.counter + last.length == sp.id.counter,
                 last.deleted == sp.deleted, last.right == sp.right, sp.left == last.lastID
@@ -260,7 +309,12 @@ extension Document {
                 merged.append(sp)
             }
             if s.isText {
-                content.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
+                // Visible text first, in document order; the deleted text after it.
+                if sp.deleted && visibleFirst {
+                    deletedContent.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
+                } else {
+                    content.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
+                }
             } else {
                 for k in 0..<sp.length { ValueCoding.encode(s.initialValues[sp.contentStart + k], &content) }
             }
@@ -300,38 +354,32 @@ extension Document {
             deletedRun += 1
         }
         cols.columns[5].uleb(deletedRun)
+        let visibleBytes = content.bytes.count
+        content.raw(deletedContent.bytes)
         cols.columns[6] = content
         if let statistics {
             let names = ["actor", "counter", "length", "originFlags", "origins", "deleted", "content"]
             for (i, c) in cols.columns.enumerated() { statistics("spans." + names[i], c.bytes) }
         }
         w.uleb(merged.count)
+        if s.isText && visibleFirst { w.uleb(visibleBytes) }
         cols.write(to: &w, encoder: encoder)
     }
 
     // MARK: Payload decoding
 
-    /// Loads a payload of format `version` (1, or 2 with a mark-op section) into this
-    /// empty document.
+    /// Loads a payload of format `version` (1; 2 with a mark-op section; 3 with visible text
+    /// first and a mark-op count) into this empty document, decoding and validating all of it.
     func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version) throws {
+        let visibleFirst = version == DocumentFormat.readableVersion
         var r = ByteReader(payload)
-        let actorCount = try r.count(max: min(r.remaining, 1 << 20))
-        var interned: [Int32] = []
-        for _ in 0..<actorCount {
-            guard let a = ActorID(bytes: Array(try r.lengthPrefixed())) else { throw CRDTError(.malformed, "bad actor") }
-            interned.append(intern(a))
-        }
         // A constant, so the closures below capture it without a box (no exclusivity checks).
-        let map = interned
+        let map = try decodeActorTable(&r)
         func actorRef(_ raw: Int) throws -> Int32 {
             guard raw < map.count else { throw CRDTError(.malformed, "actor index out of range") }
             return map[raw]
         }
-        func ref(_ r: inout ByteReader) throws -> OpID {
-            let a = try r.count(max: map.count)
-            if a == 0 { return .none }
-            return OpID(counter: try r.count(max: ChangeCoding.maxOpCount), actor: map[a - 1])
-        }
+        func ref(_ r: inout ByteReader) throws -> OpID { try Document.readRef(&r, actors: map) }
         // Records.
         let recordCount = try r.count(max: r.remaining * 64)
         var budget = DocumentFormat.maxPayload
@@ -377,39 +425,14 @@ extension Document {
         let mapOpCount = try r.count(max: r.remaining * 64)
         var mr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
         guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
-        var mapOps: [Op] = []
-        for _ in 0..<mapOpCount {
-            let id = try ref(&mr)
-            var obj = try ref(&mr)
-            guard !id.isNone else { throw CRDTError(.malformed, "op without id") }
-            if obj.isNone { obj = .root }
-            let tag = try mr.byte()
-            let key: Key
-            switch try mr.byte() {
-            case 0: key = .map(try mr.string())
-            case 1:
-                let e = try ref(&mr)
-                guard !e.isNone else { throw CRDTError(.malformed, "bad element key") }
-                key = .element(e)
-            default: throw CRDTError(.malformed, "bad key")
-            }
-            let action: Op.Action
-            switch tag {
-            case 1:
-                let v = try ValueCoding.decode(&mr)
-                action = .put(key: key, value: v, pred: try predList(&mr, ref))
-            case 2: action = .delete(key: key, pred: try predList(&mr, ref))
-            case 3:
-                let by = try mr.sleb()
-                action = .increment(key: key, by: by, pred: try predList(&mr, ref))
-            default: throw CRDTError(.malformed, "bad map op tag")
-            }
-            mapOps.append(Op(id: id, obj: obj, action: action))
-        }
+        let mapOps = try decodeMapOps(&mr, count: mapOpCount, ref: ref)
         // Removes.
         let removeCount = try r.count(max: r.remaining * 64)
         let rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
+        // Both counts are bounded by their columns' bytes: one allocation instead of a
+        // doubling series (copies and fresh pages that dominated long histories' loads).
+        history.ops.reserveCapacity(mapOps.count + removeCount)
         var actorColumn = rc[0], counterColumn = rc[1], objectColumn = rc[2]
         var targetActorColumn = rc[3], countColumn = rc[4], targetColumn = rc[5]
         // Remove ops go straight to their changes (objects checked once per run of one
@@ -442,12 +465,15 @@ extension Document {
             guard case .sequence(let s) = objects[o]! else { continue }
             let number = Int32(sequenceNumbers.count + 1)
             sequenceNumbers[o] = number
-            try decodeSpans(s, &r, actorRef, budget: &budget, decoder: decoder)
+            try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, budget: &budget, decoder: decoder)
         }
-        // Mark ops (version 2): checked against the spans once every item is claimed, below.
+        // Mark ops (versions 2 and 3): checked against the spans once every item is claimed,
+        // below. Version 2 has at least one; version 3 writes a count of 0 and no column
+        // when there are none.
         var markOps: [Op] = []
-        if version == DocumentFormat.markVersion {
-            let markCount = try r.count(max: r.remaining * 64)
+        let markCount = version == DocumentFormat.markVersion ? try r.count(max: r.remaining * 64)
+            : visibleFirst ? try r.count(max: r.remaining * 64) : 0
+        if version == DocumentFormat.markVersion || markCount > 0 {
             var kr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
             guard markCount >= 1, markCount <= kr.remaining / 4 else { throw CRDTError(.malformed, "bad mark op count") }
             for _ in 0..<markCount {
@@ -559,6 +585,62 @@ extension Document {
         if recordCount > 0 { loadedHistory = history }
     }
 
+    /// Reads the actor table (section 1), interning every actor; returns their indices in
+    /// this document by position in the table.
+    func decodeActorTable(_ r: inout ByteReader) throws -> [Int32] {
+        let actorCount = try r.count(max: min(r.remaining, 1 << 20))
+        var interned: [Int32] = []
+        for _ in 0..<actorCount {
+            guard let a = ActorID(bytes: Array(try r.lengthPrefixed())) else { throw CRDTError(.malformed, "bad actor") }
+            interned.append(intern(a))
+        }
+        return interned
+    }
+
+    /// Reads a ref (`uleb (actorIndex + 1), uleb counter`, or `0` for none), the actor
+    /// index mapped through `actors` (what `decodeActorTable` returned).
+    @inline(__always)
+    static func readRef(_ r: inout ByteReader, actors map: [Int32]) throws -> OpID {
+        let a = try r.count(max: map.count)
+        if a == 0 { return .none }
+        return OpID(counter: try r.count(max: ChangeCoding.maxOpCount), actor: map[a - 1])
+    }
+
+    /// Decodes the map-op column (section 4): `count` put, delete and increment ops. Only
+    /// their encoding is checked here; where they belong is checked by the caller.
+    func decodeMapOps(_ mr: inout ByteReader, count mapOpCount: Int, ref: (inout ByteReader) throws -> OpID) throws -> [Op] {
+        var mapOps: [Op] = []
+        for _ in 0..<mapOpCount {
+            let id = try ref(&mr)
+            var obj = try ref(&mr)
+            guard !id.isNone else { throw CRDTError(.malformed, "op without id") }
+            if obj.isNone { obj = .root }
+            let tag = try mr.byte()
+            let key: Key
+            switch try mr.byte() {
+            case 0: key = .map(try mr.string())
+            case 1:
+                let e = try ref(&mr)
+                guard !e.isNone else { throw CRDTError(.malformed, "bad element key") }
+                key = .element(e)
+            default: throw CRDTError(.malformed, "bad key")
+            }
+            let action: Op.Action
+            switch tag {
+            case 1:
+                let v = try ValueCoding.decode(&mr)
+                action = .put(key: key, value: v, pred: try predList(&mr, ref))
+            case 2: action = .delete(key: key, pred: try predList(&mr, ref))
+            case 3:
+                let by = try mr.sleb()
+                action = .increment(key: key, by: by, pred: try predList(&mr, ref))
+            default: throw CRDTError(.malformed, "bad map op tag")
+            }
+            mapOps.append(Op(id: id, obj: obj, action: action))
+        }
+        return mapOps
+    }
+
     /// What `decodeHeaders` found besides the headers themselves.
     private struct DecodedHeaders {
         var ranges: ChangeRanges
@@ -645,8 +727,14 @@ extension Document {
         return p
     }
 
-    private func decodeSpans(_ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, budget: inout Int, decoder: Zstd.Decoder) throws {
+    private func decodeSpans(
+        _ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, visibleFirst: Bool,
+        budget: inout Int, decoder: Zstd.Decoder
+    ) throws {
         let n = try r.count(max: r.remaining * 64)
+        // Version 3 texts: the content column holds the visible text first (this many bytes),
+        // then the deleted text; each part in document order.
+        let visibleBytes = visibleFirst && s.isText ? try r.count(max: budget) : 0
         let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
         var actorsCol = [Int32](repeating: 0, count: n)
@@ -672,7 +760,9 @@ extension Document {
         var originColumn = cols[4], deletedColumn = cols[5]
         var runLeft = try deletedColumn.count(max: n)
         var deleted = false
+        // Where the next visible and the next deleted span's content starts.
         var contentOffset = 0
+        var deletedOffset = visibleBytes
         let content = cols[6]
         // Text content: validate once, then find each span's byte length.
         let contentStart = content.offset
@@ -710,17 +800,21 @@ extension Document {
             }
             runLeft -= 1
             var bytes = lengths[i]
+            let fromDeleted = visibleFirst && isText && deleted
+            let start = fromDeleted ? deletedOffset : contentOffset
             if isText {
+                // Visible content must stay inside the visible part (the first `visibleBytes`).
+                let limit = visibleFirst && !deleted ? visibleBytes : textBytes.count
                 if !ascii {
-                    var b = contentOffset
+                    var b = start
                     for _ in 0..<lengths[i] {
-                        guard b < textBytes.count else { throw CRDTError(.malformed, "text content too short") }
+                        guard b < limit else { throw CRDTError(.malformed, "text content too short") }
                         let c = textBytes[b]
                         b += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4
                     }
-                    bytes = b - contentOffset
+                    bytes = b - start
                 }
-                guard contentOffset + bytes <= textBytes.count else { throw CRDTError(.malformed, "text content too short") }
+                guard start + bytes <= limit else { throw CRDTError(.malformed, "text content too short") }
             } else {
                 for _ in 0..<lengths[i] {
                     s.initialValues.append(try ValueCoding.decode(&valueReader))
@@ -728,11 +822,16 @@ extension Document {
             }
             spans.append(Span(
                 id: OpID(counter: counters[i], actor: actorsCol[i]), length: lengths[i], left: left, right: right,
-                contentStart: contentOffset, contentBytes: bytes, deleted: deleted))
-            contentOffset += bytes
+                contentStart: start, contentBytes: bytes, deleted: deleted))
+            if fromDeleted { deletedOffset += bytes } else { contentOffset += bytes }
         }
         if s.isText {
-            guard contentOffset == contentEnd - contentStart else { throw CRDTError(.malformed, "text content length mismatch") }
+            if visibleFirst {
+                guard contentOffset == visibleBytes, deletedOffset == contentEnd - contentStart else {
+                    throw CRDTError(.malformed, "text content length mismatch")
+                }
+            }
+            guard visibleFirst || contentOffset == contentEnd - contentStart else { throw CRDTError(.malformed, "text content length mismatch") }
         } else {
             guard valueReader.isAtEnd else { throw CRDTError(.malformed, "list values length mismatch") }
             // Element registers start with their inserted value.

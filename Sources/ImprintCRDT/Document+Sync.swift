@@ -49,6 +49,7 @@ extension Document {
     /// document, its heads and summaries into `state`. Malformed or hostile bytes throw
     /// ``CRDTError`` (the document keeps every change applied before the bad one).
     public func receiveSyncMessage(_ state: inout SyncState, _ message: [UInt8]) throws {
+        try completeLoad()
         let msg = try SyncMessage(decoding: message)
         state.inFlight = false
         prepareHistory()

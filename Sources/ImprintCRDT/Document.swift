@@ -15,37 +15,115 @@ public final class Document {
     var actorIndex: [ActorID: Int32] = [:]
     var selfActor: Int32 = 0
 
-    var objects: [OpID: ObjectState] = [.root: .map(MapState())]
+    /// Every object by id. A document opened by `load` whose history is not decoded yet
+    /// (``DeferredLoad``) decodes and validates it on first access of this or any other
+    /// history property.
+    var objects: [OpID: ObjectState] {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedObjects
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedObjects
+        }
+    }
+    var storedObjects: [OpID: ObjectState] = [.root: .map(MapState())]
     /// Largest op counter seen (Lamport clock).
-    var maxCounter = 0
+    var maxCounter: Int {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedMaxCounter
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedMaxCounter
+        }
+    }
+    var storedMaxCounter: Int = 0
 
     // History.
     /// Every change, dependencies first. After a load they are built on first use from
     /// `loadedHistory` (see ``LoadedHistory``).
     var records: [ChangeRecord] {
         _read {
+            if deferredLoad != nil { completeDeferredLoad() }
             if loadedHistory != nil { materializeHistory() }
             yield storedRecords
         }
         _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
             if loadedHistory != nil { materializeHistory() }
             yield &storedRecords
         }
     }
     var storedRecords: [ChangeRecord] = []
-    var loadedHistory: LoadedHistory?
+    var loadedHistory: LoadedHistory? {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedLoadedHistory
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedLoadedHistory
+        }
+    }
+    var storedLoadedHistory: LoadedHistory?
     /// The number of changes, without building records that are still only loaded.
-    var recordCount: Int { loadedHistory?.count ?? storedRecords.count }
+    var recordCount: Int {
+        if deferredLoad != nil { completeDeferredLoad() }
+        return loadedHistory?.count ?? storedRecords.count
+    }
 
     private func materializeHistory() {
         guard let history = loadedHistory else { return }
         loadedHistory = nil
         storedRecords = history.makeRecords()
     }
-    var recordByHash: [ChangeHash: Int] = [:]
-    var lastSeq: [Int32: Int] = [:]
-    var lastRecordOfActor: [Int32: Int] = [:]
-    var heads: Set<Int> = []
+    var recordByHash: [ChangeHash: Int] {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedRecordByHash
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedRecordByHash
+        }
+    }
+    var storedRecordByHash: [ChangeHash: Int] = [:]
+    var lastSeq: [Int32: Int] {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedLastSeq
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedLastSeq
+        }
+    }
+    var storedLastSeq: [Int32: Int] = [:]
+    var lastRecordOfActor: [Int32: Int] {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedLastRecordOfActor
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedLastRecordOfActor
+        }
+    }
+    var storedLastRecordOfActor: [Int32: Int] = [:]
+    var heads: Set<Int> {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedHeads
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedHeads
+        }
+    }
+    var storedHeads: Set<Int> = []
     /// Changes whose dependencies have not all arrived yet.
     var pending: [ChangeHash: Change] = [:]
     /// A local, unsealed change that is the only head: the next local transaction may extend it.
@@ -67,7 +145,17 @@ public final class Document {
     var leafCapacity = SpanLeaf.capacity
     /// Loaded changes whose insert ops still live only in the sequences' spans (a load
     /// fills an empty document, so these are always its first records).
-    var insertsMissing: Range<Int> = 0..<0
+    var insertsMissing: Range<Int> {
+        _read {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield storedInsertsMissing
+        }
+        _modify {
+            if deferredLoad != nil { completeDeferredLoad() }
+            yield &storedInsertsMissing
+        }
+    }
+    var storedInsertsMissing: Range<Int> = 0..<0
     /// How many records the last save covered (for incremental saves).
     var savedRecordCount = 0
     /// Undo re-inserts deleted items as new items; this maps old item ids to their
@@ -75,6 +163,11 @@ public final class Document {
     var undoReplacements: [OpID: OpID] = [:]
     /// Recent read-only forks, for reads at past heads (`Document+History.swift`).
     var historyViews = HistoryViewCache()
+    /// A loaded document's payload whose history is not decoded yet (see ``DeferredLoad``).
+    var deferredLoad: DeferredLoad?
+    /// Why the deferred part of the load failed: the document then holds nothing, and every
+    /// throwing call rethrows this.
+    var loadError: CRDTError?
 
     /// Who follows this document's patches (`patches()`), whether anyone may, and the
     /// patches of the transaction in progress.
@@ -128,6 +221,7 @@ public final class Document {
     }
 
     func state(_ o: ObjectID) throws -> (OpID, ObjectState) {
+        try completeLoad()
         let id = try internalID(o)
         guard let s = objects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
         return (id, s)

@@ -1,13 +1,13 @@
 /// The full-document binary format (`docs/format.md`, "Document").
 ///
 /// ```
-/// magic "IMPD" | version u8 (1, or 2 with marks) | flags u8 (bit 0: zstd) | checksum 8 bytes
+/// magic "IMPD" | version u8 (3 as written; 1 and 2 still read) | flags u8 (bit 0: zstd) | checksum 8 bytes
 /// | uleb payload length (uncompressed) | uleb body length | body (zstd frame when flagged)
 /// ```
 /// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
 /// holds the actor table, change headers, objects, map ops, remove ops and, per
 /// sequence, its spans in document order as columns (see the spec); version 2 adds a
-/// last section, the mark ops of texts.
+/// last section, the mark ops of texts; version 3 stores each text's visible content first.
 enum DocumentFormat {
     static let magic: [UInt8] = Array("IMPD".utf8)
     /// Documents without mark ops: byte for byte what builds before marks wrote and read.
@@ -15,6 +15,11 @@ enum DocumentFormat {
     /// Documents holding mark ops (a mark-op section after the sequences): builds before
     /// marks refuse them with `unsupportedVersion`.
     static let markVersion: UInt8 = 2
+    /// What `save` writes: the layout of version 1 where each text's content column holds
+    /// its visible text first (with its byte length before the columns), so a load can hand
+    /// out the text before decoding the history, and a mark-op count that may be 0. Builds
+    /// before it refuse it with `unsupportedVersion`.
+    static let readableVersion: UInt8 = 3
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
@@ -41,7 +46,7 @@ enum DocumentFormat {
             throw CRDTError(.notImprintData, "not an Imprint document")
         }
         guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
-        guard bytes[4] == version || bytes[4] == markVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        guard bytes[4] == version || bytes[4] == markVersion || bytes[4] == readableVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
         var r = ByteReader(bytes, offset: 14)
         _ = try r.count(max: maxPayload)
         let bodyLength = try r.count(max: r.remaining)
@@ -98,6 +103,16 @@ struct ColumnSet {
         }
         w.byte(0)
         w.lengthPrefixed(raw)
+    }
+
+    /// Steps over `count` columns without inflating them (their framing is checked; their
+    /// content is not read).
+    static func skip(_ r: inout ByteReader, count: Int, budget: Int) throws {
+        for _ in 0..<count {
+            _ = try r.count(max: budget)
+            guard try r.byte() <= 1 else { throw CRDTError(.malformed, "unknown column mode") }
+            _ = try r.lengthPrefixed()
+        }
     }
 
     /// Reads `count` columns; compressed ones are inflated into their own buffers, and the

@@ -1,8 +1,9 @@
 /// The change headers of a loaded document, decoded and validated but kept flat.
 ///
 /// Opening a document only needs its state (sequences, registers); the history is needed
-/// later, if at all (sync, saving, history views). So `load` decodes and checks every
-/// header and op into these few arrays, and `Document.records` builds the `ChangeRecord`
+/// later, if at all (sync, saving, history views). So decoding a payload (at load for
+/// versions 1 and 2, on first need for version 3: ``DeferredLoad``) checks every header
+/// and op into these few arrays, and `Document.records` builds the `ChangeRecord`
 /// objects from them on first use. A history of 26,000 changes then costs a handful of
 /// allocations to open instead of ~80,000 (and as few to free).
 struct LoadedHistory {

@@ -22,6 +22,7 @@ struct TraceBenchmark: ParsableCommand {
         var apply: [Double] = []
         var merge: [Double] = []
         var load: [Double] = []
+        var loadFull: [Double] = []
         var saveBytes = 0
         var savedBytes: [UInt8] = []
         var finalText = ""
@@ -54,6 +55,14 @@ struct TraceBenchmark: ParsableCommand {
                 return try TraceReplay.text(of: loaded)
             }
             load.append(t3)
+            // Load, then decode and validate the whole history too (what the first edit,
+            // sync or save of a just-loaded document pays on top of `load_ms`).
+            let (t4, _) = try Clock.measure { () -> String in
+                let loaded = try Document.load(saved)
+                try loaded.finishLoading()
+                return try TraceReplay.text(of: loaded)
+            }
+            loadFull.append(t4)
             guard merged == text, loaded == text else {
                 throw ValidationError("merged or loaded text differs from the replayed text")
             }
@@ -73,6 +82,7 @@ struct TraceBenchmark: ParsableCommand {
             ("merge_ms", Clock.format(Clock.median(merge))),
             ("save_bytes", "\(saveBytes)"),
             ("load_ms", Clock.format(Clock.median(load))),
+            ("load_full_ms", Clock.format(Clock.median(loadFull))),
             ("peak_rss_mb", Clock.format(Clock.peakRSSMegabytes())),
             ("loaded_doc_mb", Clock.format(Double(loadedBytes) / 1_048_576)),
             ("final_sha256", "\"\(sha)\""),
@@ -93,6 +103,8 @@ struct FormatStatsCommand: ParsableCommand {
     @Argument var path: String
     @Option(help: "Instead of the breakdown, time this many loads (for profiling load alone).")
     var loadRuns = 0
+    @Flag(help: "With --load-runs: also decode and validate the whole history (finishLoading).")
+    var full = false
 
     func run() throws {
         let trace = try EditingTrace.load(path: path)
@@ -100,8 +112,14 @@ struct FormatStatsCommand: ParsableCommand {
         let bytes = doc.save()
         if loadRuns > 0 {
             var times: [Double] = []
-            for _ in 0..<loadRuns { times.append(try Clock.measure { _ = try TraceReplay.text(of: try Document.load(bytes)) }.0) }
-            print("load → text: median \(Clock.format(Clock.median(times))) ms over \(loadRuns) runs")
+            for _ in 0..<loadRuns {
+                times.append(try Clock.measure {
+                    let loaded = try Document.load(bytes)
+                    if full { try loaded.finishLoading() }
+                    _ = try TraceReplay.text(of: loaded)
+                }.0)
+            }
+            print("load\(full ? " + history" : "") → text: median \(Clock.format(Clock.median(times))) ms over \(loadRuns) runs")
             return
         }
         let s = try FormatStatistics.measure(bytes)

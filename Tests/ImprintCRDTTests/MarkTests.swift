@@ -316,7 +316,8 @@ import Testing
     @Test func saveAndLoadKeepMarks() throws {
         let (a, b, t) = try pair("The fox jumped.")
         let plain = a.save()
-        #expect(plain[4] == 1, "a document without marks is still version 1")
+        #expect(plain[4] == DocumentFormat.readableVersion)
+        #expect(a.save(visibleTextFirst: false)[4] == 1, "without marks the old layout is still version 1")
         try a.change { tx in
             try tx.mark(t, 0..<7, "bold")
             try tx.annotate(t, 4..<9, "comment", .string("c"))
@@ -325,7 +326,8 @@ import Testing
         #expect(change.bytes[4] == 2, "a change with a mark op is version 2")
         #expect(b.allChanges().allSatisfy { $0.bytes[4] == 1 })
         let saved = a.save()
-        #expect(saved[4] == 2)
+        #expect(saved[4] == DocumentFormat.readableVersion)
+        #expect(a.save(visibleTextFirst: false)[4] == 2, "with marks the old layout is version 2")
         let loaded = try Document.load(saved)
         #expect(try loaded.spans(t) == a.spans(t))
         #expect(loaded.allChanges().map(\.hash) == a.allChanges().map(\.hash))
@@ -347,7 +349,8 @@ import Testing
     }
 
     /// A document saved by the CLI before marks existed (a sample bundle's snapshot) loads
-    /// unchanged, reads as plain spans and saves back as version 1.
+    /// unchanged, reads as plain spans and saves back as version 3 (or, in the old layout,
+    /// byte for byte as version 1).
     @Test func aDocumentSavedBeforeMarksLoads() throws {
         let snapshot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Bundles/synced.imprint/snapshots/desk.snapshot")
@@ -365,20 +368,21 @@ import Testing
         #expect(!text.isEmpty)
         #expect(try doc.spans(body) == [TextSpan(text)])
         let resaved = doc.save()
-        #expect(resaved[4] == 1)
-        // Opened as the actor that saved it (first in its actor table), it saves back byte
-        // for byte as the old build wrote it.
+        #expect(resaved[4] == DocumentFormat.readableVersion)
+        #expect(try Document.load(resaved).text(body) == text)
+        // Opened as the actor that saved it (first in its actor table), it saves back in the
+        // old layout byte for byte as the old build wrote it.
         var payload = ByteReader(try DocumentFormat.unframe(Array(document[..<end])))
         _ = try payload.uleb()
         let writer = try #require(ActorID(bytes: Array(try payload.lengthPrefixed())))
-        #expect(try Document.load(Array(document[..<end]), actor: writer).save() == Array(document[..<end]))
+        #expect(try Document.load(Array(document[..<end]), actor: writer).save(visibleTextFirst: false) == Array(document[..<end]))
         #expect(try Document.load(resaved).allChanges().map(\.hash) == doc.allChanges().map(\.hash))
-        // Formatting it makes a version 2 document that loads with its marks.
+        // Formatting it makes a document that loads with its marks.
         try doc.change { tx in try tx.mark(body, 0..<1, "bold") }
         #expect(try Document.load(doc.save()).spans(body) == doc.spans(body))
     }
 
-    /// Mutated version 2 payloads (behind a valid checksum) and mutated mark changes either
+    /// Mutated version 2 and 3 payloads (behind a valid checksum) and mutated mark changes either
     /// fail with a typed error or give a document that keeps `DecoderFuzzTests`' promises
     /// and reads the same spans after save/load and after replaying its history.
     @Test func mutatedFormattedDocumentsAndChangesKeepTheirPromises() throws {
@@ -398,20 +402,23 @@ import Testing
             }
             return broken
         }
-        let saved = a.save()
-        #expect(saved[4] == DocumentFormat.markVersion)
-        let payload = try DocumentFormat.unframe(saved)
+        let payloads = [
+            (try DocumentFormat.unframe(a.save(visibleTextFirst: false)), DocumentFormat.markVersion),
+            (try DocumentFormat.unframe(a.save()), DocumentFormat.readableVersion),
+        ]
         var loaded = 0
         for round in 0..<1500 {
+            let (payload, version) = payloads[round % 2]
             var m = payload
             let i = Int.random(in: (m.count * 2 / 3)..<m.count, using: &rng)   // bias to the spans and marks
-            switch round % 3 {
+            switch round / 2 % 3 {
             case 0: m[i] ^= UInt8.random(in: 1...255, using: &rng)
             case 1: m = Array(m.prefix(i))
             default: m[i] = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80][Int.random(in: 0..<6, using: &rng)]
             }
             do {
-                let d = try Document.load(DocumentFormat.frame(m, version: DocumentFormat.markVersion))
+                let d = try Document.load(DocumentFormat.frame(m, version: version))
+                try d.finishLoading()
                 loaded += 1
                 let broken = DecoderFuzzTests.brokenPromises(d) + spansKept(d)
                 if !broken.isEmpty { Issue.record("seed \(seed) round \(round): a mutated payload loaded but \(broken)") }
@@ -442,7 +449,7 @@ import Testing
         let (a, _, t) = try pair("abc")
         try a.change { tx in try tx.mark(t, 0..<2, "bold") }
         var saved = a.save()
-        saved[4] = 3
+        saved[4] = DocumentFormat.readableVersion + 1
         #expect { try Document.load(saved) } throws: { ($0 as? CRDTError)?.code == .unsupportedVersion }
         var change = a.lastLocalChange!.bytes
         change[4] = 3
