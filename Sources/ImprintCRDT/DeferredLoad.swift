@@ -109,6 +109,7 @@ extension Document {
             if deferred.countsAsSaved { savedRecordCount = recordCount }
         } catch {
             loadError = error as? CRDTError ?? CRDTError(.malformed, "\(error)")
+            unloadablePayload = (deferred.payload, deferred.version)
             storedObjects = [.root: .map(MapState())]
             storedMaxCounter = 0
             storedRecords = []

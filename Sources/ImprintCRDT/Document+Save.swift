@@ -11,6 +11,10 @@ extension Document {
         // but they need no hash yet: stop coalescing without sealing.
         openRecord = nil
         savedRecordCount = records.count
+        // A document whose history failed to decode (it holds nothing) saves as the bytes it
+        // was loaded from: whoever writes the result back loses nothing by it.
+        if deferredLoad != nil { completeDeferredLoad() }
+        if let unloadable = unloadablePayload { return DocumentFormat.frame(unloadable.payload, version: unloadable.version) }
         let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst)
         return DocumentFormat.frame(payload, version: version)
     }

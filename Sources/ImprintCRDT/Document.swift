@@ -168,6 +168,9 @@ public final class Document {
     /// Why the deferred part of the load failed: the document then holds nothing, and every
     /// throwing call rethrows this.
     var loadError: CRDTError?
+    /// The payload whose deferred load failed, with its version: what `save()` writes for
+    /// such a document, so that saving it never replaces a damaged document by an empty one.
+    var unloadablePayload: (payload: [UInt8], version: UInt8)?
 
     /// Who follows this document's patches (`patches()`), whether anyone may, and the
     /// patches of the transaction in progress.

@@ -99,6 +99,10 @@ import ImprintTestSupport
             #expect(throws: CRDTError.self) { try d.fork() }
             #expect(d.allChanges().isEmpty)
             #expect(d.currentHeads.isEmpty)
+            // Saving it writes back the bytes it was loaded from, never an empty document, even
+            // when the save is the first call after the load.
+            #expect(d.save() == bytes)
+            if let again = try? Document.load(bytes) { #expect(again.save() == bytes) }
             // A fresh document that adopts the same bytes, and a merge of the damaged one, throw too.
             let target = Document()
             try target.merge(bytes)
