@@ -198,13 +198,13 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
 
     /// The blob is linked into place (durably, on the blocking pool) before the write
     /// transaction, so that the directory fsync overlaps other requests instead of holding
-    /// SQLite's one writer; the
-    /// transaction checks it is still there (garbage collection runs in the writer too) and
-    /// places the staged file again if not. A refused upload leaves the blob to `collect`.
+    /// SQLite's one writer; the transaction checks it is still there (garbage collection runs
+    /// in the writer too) and places the staged file again if not. A failed or refused upload
+    /// leaves the blob to `collect`, which removes it unless something references it.
     func commitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, staged: StagedAsset, quota: Int, now: Date) async throws {
         defer { staged.discard() }
-        try await NIOThreadPool.singleton.runIfActive { [blobs] in try blobs.placeLink(staged) }
         do {
+            try await NIOThreadPool.singleton.runIfActive { [blobs] in try blobs.placeLink(staged) }
             try await write { [blobs] db in
                 let row = try Self.authorized(db, zone, caller: caller, .write, inboxCapability: inboxCapability)
                 guard try Self.ownerBytes(db, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }

@@ -97,7 +97,7 @@ public struct HTTPZoneStore: ZoneStore {
     }
 
     /// The body goes out in pieces that are hashed as they are handed to the connection
-    /// (``HashingUploadBody``), so the client's SHA-256 overlaps the transfer instead of
+    /// (`HashingUploadBody`), so the client's SHA-256 overlaps the transfer instead of
     /// preceding it; the service's answer is still checked against that hash and size.
     public func uploadAsset(zoneId: String, bytes: [UInt8]) async throws -> ZoneAsset {
         try ZoneRules.checkZoneId(zoneId)

@@ -14,8 +14,8 @@ import Foundation
 /// run at once (so one chunk's transfer overlaps the service's hashing and flushing of the
 /// one before), and at most that many chunks plus the one being filled sit in memory, whatever
 /// the payload's size. The records, which need the count and hash, are saved at the end, once
-/// every upload was acknowledged, in one atomic batch per 1000 chunks; a payload is visible to readers only when all its
-/// records are (or, past 1000 chunks, readers see it incomplete and wait:
+/// every upload was acknowledged, in one atomic batch per 1000 chunks; a payload is visible to
+/// readers only when all its records are (or, past 1000 chunks, readers see it incomplete and wait:
 /// ``ZoneError/Code/missingChunk``). Retrying an interrupted upload is safe: assets and
 /// records are idempotent.
 ///
