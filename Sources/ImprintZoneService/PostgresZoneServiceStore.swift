@@ -25,6 +25,8 @@ import PostgresNIO
 final class PostgresZoneServiceStore: ZoneServiceStore {
     let delivery: PostgresDeliveryStore
     let stagingDirectory: URL
+    /// Uploads are copied into `zone_blob_chunks`; the COMMIT makes them durable.
+    var keepsStagedFiles: Bool { false }
     var bell: EventBell { delivery.eventBell }
     var logger: Logger { delivery.logger }
 
@@ -122,18 +124,33 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
     // MARK: Blobs
 
     /// Stores `staged` as blob `staged.hash` unless it exists, under the hash's advisory lock
-    /// (held to COMMIT); reads the file a chunk at a time.
+    /// (held to COMMIT); reads the file a chunk at a time and inserts up to
+    /// `ZonePostgresSchema.chunksPerStatement` chunks per statement (one round trip per MiB).
     func place(_ connection: PostgresConnection, _ staged: StagedAsset) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(\(ZonePostgresSchema.blobLockSpace), hashtext(\(staged.hash)))", logger: logger)
         guard try await single(Int.self, connection, "SELECT 1::BIGINT FROM zone_blobs WHERE hash = \(staged.hash)") == nil else { return }
         guard let file = FileHandle(forReadingAtPath: staged.path) else { throw AssetFileError(operation: "open", path: staged.path, code: ENOENT) }
         defer { try? file.close() }
         var index = 0
-        while let chunk = try file.read(upToCount: ZonePostgresSchema.chunkSize), !chunk.isEmpty {
-            try await connection.query(
-                "INSERT INTO zone_blob_chunks (hash, idx, bytes) VALUES (\(staged.hash), \(index), \(chunk)) ON CONFLICT DO NOTHING",
-                logger: logger)
-            index += 1
+        var atEnd = false
+        while !atEnd {
+            var binds = PostgresBindings()
+            try binds.append(staged.hash)
+            var rows: [String] = []
+            while rows.count < ZonePostgresSchema.chunksPerStatement {
+                guard let chunk = try file.read(upToCount: ZonePostgresSchema.chunkSize), !chunk.isEmpty else {
+                    atEnd = true
+                    break
+                }
+                try binds.append(index)
+                try binds.append(chunk)
+                rows.append("($1, $\(binds.count - 1), $\(binds.count))")
+                index += 1
+            }
+            guard !rows.isEmpty else { break }
+            try await connection.query(PostgresQuery(
+                unsafeSQL: "INSERT INTO zone_blob_chunks (hash, idx, bytes) VALUES \(rows.joined(separator: ", ")) ON CONFLICT DO NOTHING",
+                binds: binds), logger: logger)
         }
         try await connection.query("INSERT INTO zone_blobs (hash, size) VALUES (\(staged.hash), \(staged.size))", logger: logger)
     }

@@ -3,6 +3,7 @@ import GRDB
 import Hummingbird
 import ImprintServer
 import NIOCore
+import NIOPosix
 
 /// The zone service on the embedded SQLite database of the Delivery Service, blobs as files.
 ///
@@ -15,6 +16,8 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
     let blobs: FileAssetBlobs
     var bell: EventBell { delivery.eventBell }
     var stagingDirectory: URL { blobs.stagingDirectory }
+    /// Uploads become blob files by a link of the staged file.
+    var keepsStagedFiles: Bool { true }
 
     init(delivery: SQLiteDeliveryStore, dataDirectory: URL) {
         self.delivery = delivery
@@ -197,19 +200,26 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
         }
     }
 
+    /// The blob is linked into place (durably, on the blocking pool) before the write
+    /// transaction, so that the directory fsync overlaps other requests instead of holding
+    /// SQLite's one writer; the transaction checks it is still there (garbage collection runs
+    /// in the writer too) and places the staged file again if not. A failed or refused upload
+    /// leaves the blob to `collect`, which removes it unless something references it.
     func commitUpload(_ zone: ZoneID, caller: String, inboxCapability: String?, staged: StagedAsset, quota: Int, now: Date) async throws {
+        defer { staged.discard() }
         do {
+            try await NIOThreadPool.singleton.runIfActive { [blobs] in try blobs.placeLink(staged) }
             try await write { [blobs] db in
                 let row = try Self.authorized(db, zone, caller: caller, .write, inboxCapability: inboxCapability)
                 guard try Self.ownerBytes(db, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
-                try blobs.place(staged)
+                if !blobs.exists(staged.hash) { try blobs.place(staged) }
                 try db.execute(sql: """
                     INSERT INTO zone_uploads (zone_id, hash, size, uploaded_by, uploaded_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (zone_id, hash) DO NOTHING
                     """, arguments: [zone.raw, staged.hash, staged.size, caller, StoreTime.millis(now)])
             }
         } catch {
-            staged.discard()
+            try? await collect([staged.hash])
             throw error
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import ImprintServer
 import NIOCore
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,10 +12,12 @@ import Darwin
 
 /// Asset bytes written to a temporary file, with their SHA-256 and length: the first half of
 /// every upload (the store's `commitUpload` places the file, or copies it into PostgreSQL).
-/// A body is streamed through, one received buffer at a time, never held whole. An uploaded
-/// body is fsynced here; inline bytes are not: the store keeps them in its database, in the
-/// transaction of the records that name them (SQLite from ``inlineBytes``, PostgreSQL from
-/// the file).
+/// A body is streamed through, one received buffer at a time, never held whole, and hashed
+/// as it is written. An uploaded body is fsynced here when the store keeps the file itself
+/// (`ZoneServiceStore.keepsStagedFiles`); a store that copies the bytes into its database
+/// makes them durable by its own commit. Inline bytes are never fsynced here: the store keeps
+/// them in its database, in the transaction of the records that name them (SQLite from
+/// ``inlineBytes``, PostgreSQL from the file).
 struct StagedAsset: Sendable {
     let path: String
     let hash: String
@@ -23,8 +26,9 @@ struct StagedAsset: Sendable {
     /// in its database and never reads the file.
     var inlineBytes: Data?
 
-    /// Streams `body` to a new file in `directory`, refusing more than `limit` bytes (413).
-    static func stage(_ body: RequestBody, limit: Int, in directory: URL) async throws -> StagedAsset {
+    /// Streams `body` to a new file in `directory`, refusing more than `limit` bytes (413);
+    /// the file is fsynced before this returns if `durable`.
+    static func stage(_ body: RequestBody, limit: Int, in directory: URL, durable: Bool) async throws -> StagedAsset {
         let file = try StagingFile(directory: directory)
         do {
             var hasher = SHA256()
@@ -37,7 +41,10 @@ struct StagedAsset: Sendable {
                     try file.write(bytes)
                 }
             }
-            return try file.finish(hash: hasher.finalize(), size: size)
+            let digest = hasher.finalize()
+            guard durable else { return try file.finish(hash: digest, size: size, durable: false) }
+            // The fsync waits for the disk: on the blocking pool, not one of the few task threads.
+            return try await NIOThreadPool.singleton.runIfActive { [size] in try file.finish(hash: digest, size: size, durable: true) }
         } catch {
             file.discard()
             throw error
@@ -63,7 +70,7 @@ struct StagedAsset: Sendable {
     }
 }
 
-/// An open temporary file; `finish` closes it (fsynced first unless told otherwise).
+/// An open temporary file; `finish` closes it (fsynced first if asked).
 private final class StagingFile: @unchecked Sendable {
     let path: String
     let descriptor: Int32
@@ -87,7 +94,7 @@ private final class StagingFile: @unchecked Sendable {
         }
     }
 
-    func finish(hash: SHA256.Digest, size: Int, durable: Bool = true) throws -> StagedAsset {
+    func finish(hash: SHA256.Digest, size: Int, durable: Bool) throws -> StagedAsset {
         guard !durable || fsync(descriptor) == 0 else { throw AssetFileError(operation: "fsync", path: path, code: errno) }
         close(descriptor)
         return StagedAsset(path: path, hash: CommitDigest.hex(hash), size: size)

@@ -114,7 +114,7 @@ struct ZoneController: Sendable {
         if let declared, declared > limit { throw DeliveryError.payloadTooLarge(limit: limit) }
         let capability = try inboxCapability(request)
         try await store.admitUpload(zone, caller: caller, inboxCapability: capability, size: declared ?? 0, quota: configuration.quotaBytes)
-        let staged = try await StagedAsset.stage(request.body, limit: limit, in: store.stagingDirectory)
+        let staged = try await StagedAsset.stage(request.body, limit: limit, in: store.stagingDirectory, durable: store.keepsStagedFiles)
         guard staged.size > 0 else {
             staged.discard()
             throw DeliveryError.invalidRequest("empty body; expected the asset's bytes")

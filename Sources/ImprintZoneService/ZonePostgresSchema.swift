@@ -1,7 +1,7 @@
 /// The zone service's tables in the Delivery Service's PostgreSQL database, applied through the
 /// server's `schema_migrations` (versions 1001 and up: the zone service's range). Blobs are
-/// stored in 256 KiB `bytea` chunks so that every instance serves every asset and no statement
-/// moves more than a chunk.
+/// stored in 256 KiB `bytea` chunks so that every instance serves every asset; a read moves
+/// one chunk per statement, an upload `chunksPerStatement` (1 MiB).
 enum ZonePostgresSchema {
     static let migrations: [(version: Int, statements: [String])] = [
         (1001, [
@@ -79,6 +79,8 @@ enum ZonePostgresSchema {
     ]
 
     static let chunkSize = 256 << 10
+    /// Chunk rows one `INSERT` of an upload carries (1 MiB of bytes per round trip).
+    static let chunksPerStatement = 4
     /// Advisory-lock namespaces (first key of `pg_advisory_xact_lock(int4, int4)`).
     static let blobLockSpace: Int32 = 0x494D_5A42  // "IMZB": (space, hashtext(hash)) per blob
     static let ownerLockSpace: Int32 = 0x494D_5A4F  // "IMZO": (space, hashtext(owner)) per quota owner

@@ -26,6 +26,10 @@ protocol ZoneServiceStore: Sendable {
 
     /// Where uploads are staged before `commitUpload` (on the same file system as the blobs).
     var stagingDirectory: URL { get }
+    /// True if `commitUpload` keeps the staged file itself as the blob (so it must be fsynced
+    /// when staged); false if it copies the bytes into a database whose commit makes them
+    /// durable (the staged file is scratch, not flushed).
+    var keepsStagedFiles: Bool { get }
 
     func createZone(_ zone: ZoneID, convoId: String?, caller: String, now: Date) async throws -> ZoneView
     func deleteZone(_ zone: ZoneID, caller: String) async throws

@@ -99,18 +99,23 @@ public struct HTTPZoneStore: ZoneStore {
         let _: ZoneWire.EmptyOutput = try await procedure(.deleteZone, ZoneWire.ZoneRefInput(zoneId: zoneId))
     }
 
+    /// The body goes out in pieces that are hashed as they are handed to the connection
+    /// (`HashingUploadBody`), so the client's SHA-256 overlaps the transfer instead of
+    /// preceding it; the service's answer is still checked against that hash and size.
     public func uploadAsset(zoneId: String, bytes: [UInt8]) async throws -> ZoneAsset {
         try ZoneRules.checkZoneId(zoneId)
         try ZoneRules.checkAssetBytes(bytes.count)
-        let expected = ZoneAsset(of: bytes)
         var request = try requests.request(path: ZoneMethod.uploadAsset.path, query: [("zoneId", zoneId)], method: .POST,
                                            lxm: ZoneMethod.uploadAsset.nsid)
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
-        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let body = HashingUploadBody(bytes)
+        request.body = .stream(body, length: .known(Int64(bytes.count)))
         let answer: ZoneWire.AssetOutput = try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
-        guard answer == expected else {
-            throw ZoneError(.invalidResponse, "uploadAsset answered \(answer.hash.prefix(64)) (\(answer.size) bytes), sent \(expected.hash)")
+        // nil unless every byte went out: a service that answers 200 early is refused too.
+        guard let sent = body.sentAsset(), answer == sent else {
+            let sent = body.sentAsset()?.hash ?? "(body not sent whole)"
+            throw ZoneError(.invalidResponse, "uploadAsset answered \(answer.hash.prefix(64)) (\(answer.size) bytes), sent \(sent)")
         }
         return answer
     }

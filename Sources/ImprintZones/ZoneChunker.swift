@@ -10,10 +10,12 @@ import Foundation
 /// the whole payload). An empty payload is one empty chunk.
 ///
 /// Streaming: the payload is read one chunk at a time, each chunk's asset uploaded as soon as
-/// it is full, and the payload hash computed on the way, so at most one chunk sits in memory
-/// whatever the payload's size. The records, which need the count and hash, are saved at the
-/// end in one atomic batch per 1000 chunks; a payload is visible to readers only when all its
-/// records are (or, past 1000 chunks, readers see it incomplete and wait:
+/// it is full, and the payload hash computed on the way. Up to ``uploadsInFlight`` uploads
+/// run at once (so one chunk's transfer overlaps the service's hashing and flushing of the
+/// one before), and at most that many chunks plus the one being filled sit in memory, whatever
+/// the payload's size. The records, which need the count and hash, are saved at the end, once
+/// every upload was acknowledged, in one atomic batch per 1000 chunks; a payload is visible to
+/// readers only when all its records are (or, past 1000 chunks, readers see it incomplete and wait:
 /// ``ZoneError/Code/missingChunk``). Retrying an interrupted upload is safe: assets and
 /// records are idempotent.
 ///
@@ -25,13 +27,19 @@ import Foundation
 public struct ZoneChunker: Sendable {
     /// Bytes per chunk.
     public let chunkSize: Int
+    /// Chunk uploads in flight at once (1: one after another).
+    public let uploadsInFlight: Int
 
-    /// - Parameter chunkSize: 1 ... ``ZoneLimits/maximumAssetBytes``; 1 MiB by default.
-    public init(chunkSize: Int = 1 << 20) throws {
+    /// - Parameters:
+    ///   - chunkSize: 1 ... ``ZoneLimits/maximumAssetBytes``; 1 MiB by default.
+    ///   - uploadsInFlight: 1 ... 16 concurrent `uploadAsset` calls; 4 by default.
+    public init(chunkSize: Int = 1 << 20, uploadsInFlight: Int = 4) throws {
         guard chunkSize >= 1, chunkSize <= ZoneLimits.maximumAssetBytes else {
             throw ZoneError(.invalidArgument, "chunk size must be 1...\(ZoneLimits.maximumAssetBytes)")
         }
+        guard (1...16).contains(uploadsInFlight) else { throw ZoneError(.invalidArgument, "uploads in flight must be 1...16") }
         self.chunkSize = chunkSize
+        self.uploadsInFlight = uploadsInFlight
     }
 
     /// The record name of chunk `index` of the payload saved under `baseName`.
@@ -86,26 +94,39 @@ public struct ZoneChunker: Sendable {
                         next: () async throws -> [UInt8]?) async throws -> PayloadChunks {
         try ZoneRules.checkRecordName(Self.recordName(baseName: baseName, index: 999_999))
         var hasher = SHA256()
-        var assets: [ZoneAsset] = []
         var buffer: [UInt8] = []
         buffer.reserveCapacity(chunkSize)
-        var total = 0
-        func flush() async throws {
-            hasher.update(data: buffer)
-            assets.append(try await store.uploadAsset(zoneId: zoneId, bytes: buffer))
-            buffer.removeAll(keepingCapacity: true)
-        }
-        while let piece = try await next() {
-            total += piece.count
-            var start = 0
-            while start < piece.count {
-                let take = min(chunkSize - buffer.count, piece.count - start)
-                buffer.append(contentsOf: piece[start..<(start + take)])
-                start += take
-                if buffer.count == chunkSize { try await flush() }
+        let assets = try await withThrowingTaskGroup(of: (Int, ZoneAsset).self) { uploads in
+            var assets: [ZoneAsset?] = []
+            var inFlight = 0
+            func collect() async throws {
+                guard let (index, asset) = try await uploads.next() else { return }
+                assets[index] = asset
+                inFlight -= 1
             }
+            func flush() async throws {
+                if inFlight == uploadsInFlight { try await collect() }
+                hasher.update(data: buffer)
+                let index = assets.count
+                assets.append(nil)
+                let chunk = buffer
+                uploads.addTask { (index, try await store.uploadAsset(zoneId: zoneId, bytes: chunk)) }
+                inFlight += 1
+                buffer.removeAll(keepingCapacity: true)
+            }
+            while let piece = try await next() {
+                var start = 0
+                while start < piece.count {
+                    let take = min(chunkSize - buffer.count, piece.count - start)
+                    buffer.append(contentsOf: piece[start..<(start + take)])
+                    start += take
+                    if buffer.count == chunkSize { try await flush() }
+                }
+            }
+            if !buffer.isEmpty || assets.isEmpty { try await flush() }
+            while inFlight > 0 { try await collect() }
+            return assets.map { $0! }
         }
-        if !buffer.isEmpty || assets.isEmpty { try await flush() }
         guard assets.count <= 1_000_000 else { throw ZoneError(.payloadTooLarge, "over 1000000 chunks") }
         let payloadHash = SHA256Hex.hex(hasher.finalize())
         let drafts = assets.enumerated().map { index, asset in

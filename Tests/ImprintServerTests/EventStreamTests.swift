@@ -18,7 +18,9 @@ import Testing
                 return events
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(20))
+                // Only a stream that stalls waits this long; with every suite sharing two
+                // cores (CI at load 10+), 20 s once ran out while 20 events were on their way.
+                try await Task.sleep(for: .seconds(90))
                 throw TimeoutError()
             }
             let events = try await group.next()!

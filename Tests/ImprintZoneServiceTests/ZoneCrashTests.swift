@@ -4,8 +4,9 @@ import ImprintServerTestSupport
 import ImprintZoneService
 import Testing
 
-/// A `kill -9` of the `imprint-server` executable in the middle of a stream of saves loses no
-/// record whose save was acknowledged: on SQLite (WAL, synchronous=NORMAL: a commit is in the
+/// A `kill -9` of the `imprint-server` executable in the middle of a stream of saves (inline
+/// bytes, and uploads followed by saves) loses no record whose save was acknowledged, and
+/// leaves no record whose asset is not whole: on SQLite (WAL, synchronous=NORMAL: a commit is in the
 /// WAL before the answer, and the process dying does not lose what the OS holds) and on
 /// PostgreSQL (the answer follows COMMIT).
 @Suite struct ZoneCrashTests {
@@ -39,8 +40,12 @@ import Testing
                     for n in 0..<10_000 {
                         let name = "w\(writer)-\(n)"
                         do {
-                            let saved = try await client.save(zoneId, [RecordToSave(
-                                recordName: name, recordType: "change", assetData: testBytes(512, seed: UInt64(writer * 100_000 + n)))])
+                            // Writers 0 and 1 save inline bytes; 2 and 3 upload 64 KiB first.
+                            let bytes = testBytes(writer < 2 ? 512 : 64 << 10, seed: UInt64(writer * 100_000 + n))
+                            let record = writer < 2
+                                ? RecordToSave(recordName: name, recordType: "change", assetData: bytes)
+                                : RecordToSave(recordName: name, recordType: "change", asset: try await client.upload(bytes, zoneId: zoneId))
+                            let saved = try await client.save(zoneId, [record])
                             guard saved.first?.recordName == name else { return }
                             if acknowledged.add(name) == 60 { kill(process.processIdentifier, SIGKILL) }
                         } catch {
@@ -63,8 +68,8 @@ import Testing
         let present = Set(stored.map(\.recordName))
         let lost = names.subtracting(present)
         #expect(lost.isEmpty, "acknowledged but lost: \(lost.sorted().prefix(10))")
-        // Every stored record's asset is whole.
-        for record in stored.prefix(20) {
+        // Every stored record's asset is whole: 20 inline ones, every uploaded one.
+        for record in stored.filter({ $0.recordName.hasPrefix("w0-") }).prefix(20) + stored.filter({ $0.recordName.hasPrefix("w2-") || $0.recordName.hasPrefix("w3-") }) {
             let bytes = try await after.asset(zoneId, record.asset!.hash)
             #expect(bytes.status == 200 && sha256Hex(bytes.body) == record.asset!.hash)
         }

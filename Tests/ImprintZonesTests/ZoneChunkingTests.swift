@@ -172,6 +172,28 @@ struct ZoneChunkingTests {
     @Test func badChunkSizesAreRefused() {
         #expect(throws: ZoneError.self) { try ZoneChunker(chunkSize: 0) }
         #expect(throws: ZoneError.self) { try ZoneChunker(chunkSize: ZoneLimits.maximumAssetBytes + 1) }
+        #expect(throws: ZoneError.self) { try ZoneChunker(uploadsInFlight: 0) }
+        #expect(throws: ZoneError.self) { try ZoneChunker(uploadsInFlight: 17) }
+    }
+
+    /// Uploads overlap up to `uploadsInFlight` and no further, finish in any order, and the
+    /// chunk records still name the chunks in payload order; the records are saved only once
+    /// every upload was answered.
+    @Test(arguments: [1, 3])
+    func uploadsOverlapUpToTheLimitAndKeepTheirOrder(_ inFlight: Int) async throws {
+        let seed = testSeed("chunkInFlight", fallback: 0xc4_0e_07)
+        var rng = SplitMix64(seed: seed)
+        let base = InMemoryZoneStore()
+        _ = try await base.createZone(Self.zone)
+        let store = OverlapCountingZoneStore(base, barrier: inFlight, yields: (0..<11).map { _ in Int(rng.next() % 5) })
+        let payload = Self.payload(10 * 100 + 37, &rng)
+        let uploaded = try await ZoneChunker(chunkSize: 100, uploadsInFlight: inFlight)
+            .upload(payload, to: store, zoneId: Self.zone, baseName: "o", recordType: "attachment")
+        #expect(await store.mostInFlight == inFlight)
+        #expect(await store.uploadsAnsweredBeforeSave == 11)
+        #expect(uploaded.records.map(\.recordName) == (0..<11).map { "o.\($0)" })
+        #expect(uploaded.records.map(\.asset) == (0..<11).map { ZoneAsset(of: payload[($0 * 100)..<min(payload.count, $0 * 100 + 100)]) })
+        #expect(try await uploaded.assemble(from: base, zoneId: Self.zone) == payload)
     }
 
     /// A ~200 MB attachment through a folder store and back, in a child process whose peak
