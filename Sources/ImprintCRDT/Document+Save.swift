@@ -36,7 +36,8 @@ extension Document {
     /// history (changes, removes, the texts' items and every check between them) is decoded
     /// and validated in full on first need: the first call that edits, applies, syncs,
     /// saves or reads anything else. Damage found then is thrown by that call (and by every
-    /// later throwing call) and leaves the document empty; ``finishLoading()`` runs that
+    /// later throwing call) and leaves the document empty (``save()`` then writes back the
+    /// bytes it was loaded from); ``finishLoading()`` runs that
     /// step at once. Older documents, and documents followed by chunks, load in full here.
     public static func load(_ bytes: [UInt8], actor: ActorID = .random()) throws -> Document {
         guard !bytes.isEmpty else { throw CRDTError(.truncated, "no data") }
