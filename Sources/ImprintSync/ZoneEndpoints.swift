@@ -9,7 +9,7 @@ public actor ZoneEndpoints {
     let signer: ServiceAuthSigner
     let httpClient: HTTPClient
     private var stores: [String: HTTPZoneStore] = [:]
-    /// Each server's circuit (``EndpointCircuit``), shared by its store and its `_health` lookup.
+    /// Each server's circuit (`EndpointCircuit`), shared by its store and its `_health` lookup.
     private var circuits: [String: EndpointCircuit] = [:]
     /// Requests to another member's server wait at most this long, so one slow inbox server
     /// holds up only its own copies.
@@ -32,7 +32,7 @@ public actor ZoneEndpoints {
     /// The zone client of the server at `endpoint`. Throws `ZoneError` (code
     /// `transport`) when the server cannot be reached. A server that stopped answering (its
     /// requests time out) is not asked again for a while: its requests fail at once
-    /// (``EndpointCircuit``), so a host that drops packets costs one timeout, not one per copy.
+    /// (`EndpointCircuit`), so a host that drops packets costs one timeout, not one per copy.
     public func store(at endpoint: String) async throws -> HTTPZoneStore {
         let endpoint = StorageRegistration.canonical(endpoint)
         if let store = stores[endpoint] { return store }
