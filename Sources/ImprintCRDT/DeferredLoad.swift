@@ -33,22 +33,10 @@ extension Document {
         // Change headers: stepped over.
         _ = try r.count(max: r.remaining * 64)
         try ColumnSet.skip(&r, count: 7, budget: budget)
-        // Objects.
-        let objectCount = try r.count(max: r.remaining / 2)
-        var objectIDs: [OpID] = []
-        for _ in 0..<objectCount {
-            let id = try ref(&r)
-            guard !id.isNone, storedObjects[id] == nil else { throw CRDTError(.malformed, "bad object id") }
-            guard let t = ObjectType(rawValue: try r.byte()) else { throw CRDTError(.malformed, "bad object type") }
-            createObjectIfNeeded(id, .object(t))
-            objectIDs.append(id)
-        }
+        let objectIDs = try decodeObjectTable(&r, ref: ref)
         // Map ops: the map keys' registers, in Lamport order (list element ops wait).
         let decoder = try Zstd.Decoder()
-        let mapOpCount = try r.count(max: r.remaining * 64)
-        var mr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
-        guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
-        for op in try decodeMapOps(&mr, count: mapOpCount, ref: ref) {
+        for op in try decodeMapOpSection(&r, budget: &budget, decoder: decoder, ref: ref) {
             switch op.action {
             case .put(.map, _, _), .delete(.map, _), .increment(.map, _, _):
                 guard case .map? = storedObjects[op.obj] else { throw CRDTError(.malformed, "map op on non-map") }

@@ -416,21 +416,9 @@ extension Document {
             }
             return found.record
         }
-        // Objects.
-        let objectCount = try r.count(max: r.remaining / 2)
-        var objectIDs: [OpID] = []
-        for _ in 0..<objectCount {
-            let id = try ref(&r)
-            guard !id.isNone, objects[id] == nil else { throw CRDTError(.malformed, "bad object id") }
-            guard let t = ObjectType(rawValue: try r.byte()) else { throw CRDTError(.malformed, "bad object type") }
-            createObjectIfNeeded(id, .object(t))
-            objectIDs.append(id)
-        }
+        let objectIDs = try decodeObjectTable(&r, ref: ref)
         // Map ops (applied after sequences exist).
-        let mapOpCount = try r.count(max: r.remaining * 64)
-        var mr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
-        guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
-        let mapOps = try decodeMapOps(&mr, count: mapOpCount, ref: ref)
+        let mapOps = try decodeMapOpSection(&r, budget: &budget, decoder: decoder, ref: ref)
         // Removes.
         let removeCount = try r.count(max: r.remaining * 64)
         let rc = try ColumnSet.read(&r, count: 6, budget: &budget, decoder: decoder)
@@ -613,6 +601,30 @@ extension Document {
 
     /// Decodes the map-op column (section 4): `count` put, delete and increment ops. Only
     /// their encoding is checked here; where they belong is checked by the caller.
+    /// The object table of a document payload: each object is created (empty), and their ids
+    /// come back in the order stored (sequences are numbered in that order).
+    func decodeObjectTable(_ r: inout ByteReader, ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {
+        let objectCount = try r.count(max: r.remaining / 2)
+        var objectIDs: [OpID] = []
+        for _ in 0..<objectCount {
+            let id = try ref(&r)
+            guard !id.isNone, objects[id] == nil else { throw CRDTError(.malformed, "bad object id") }
+            guard let t = ObjectType(rawValue: try r.byte()) else { throw CRDTError(.malformed, "bad object type") }
+            createObjectIfNeeded(id, .object(t))
+            objectIDs.append(id)
+        }
+        return objectIDs
+    }
+
+    /// The map-op section of a document payload: the op count, then one compressed column.
+    func decodeMapOpSection(_ r: inout ByteReader, budget: inout Int, decoder: Zstd.Decoder,
+                            ref: (inout ByteReader) throws -> OpID) throws -> [Op] {
+        let mapOpCount = try r.count(max: r.remaining * 64)
+        var mr = try ColumnSet.read(&r, count: 1, budget: &budget, decoder: decoder)[0]
+        guard mapOpCount <= mr.remaining / 4 else { throw CRDTError(.malformed, "map op count exceeds data") }
+        return try decodeMapOps(&mr, count: mapOpCount, ref: ref)
+    }
+
     func decodeMapOps(_ mr: inout ByteReader, count mapOpCount: Int, ref: (inout ByteReader) throws -> OpID) throws -> [Op] {
         var mapOps: [Op] = []
         for _ in 0..<mapOpCount {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ImprintEncoding
 
 /// Whether a zone server is answering, so that requests to one that stopped fail at once for
 /// a while instead of each waiting out its timeout.
@@ -76,7 +77,7 @@ public final class EndpointCircuit: @unchecked Sendable {
     }
 
     private static func describe(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         return seconds < 1 ? "\(Int(seconds * 1000)) ms" : "\(Int(seconds.rounded(.up))) s"
     }
 }

@@ -14,6 +14,12 @@ enum Clock {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
+    /// The value below which a fraction `p` of `xs` lies (nearest rank); 0 when empty.
+    static func percentile(_ xs: [Double], _ p: Double) -> Double {
+        let s = xs.sorted()
+        return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count) * p))]
+    }
+
     static func format(_ x: Double) -> String { String(format: "%.3f", x) }
 
     /// Peak resident set size of this process (VmHWM), in MB.

@@ -64,9 +64,9 @@ extension SyncBenchmark {
         return [
             ("members", "\(count)"), ("edits", "\(edits)"),
             ("mailbox_push_p50_ms", Clock.format(Clock.median(mailboxMs))),
-            ("mailbox_push_p99_ms", Clock.format(Self.percentile(mailboxMs, 0.99))),
+            ("mailbox_push_p99_ms", Clock.format(Clock.percentile(mailboxMs, 0.99))),
             ("shared_push_p50_ms", Clock.format(Clock.median(sharedMs))),
-            ("shared_push_p99_ms", Clock.format(Self.percentile(sharedMs, 0.99))),
+            ("shared_push_p99_ms", Clock.format(Clock.percentile(sharedMs, 0.99))),
             ("ratio_p50", Clock.format(Clock.median(mailboxMs) / Clock.median(sharedMs))),
             ("payload_bytes", Clock.format(payload)),
             // sendMessage, the shared-zone save, one saveToInboxes per 400 recipients.
@@ -74,10 +74,5 @@ extension SyncBenchmark {
             ("mailbox_bytes_per_send", Clock.format(payload * Double(1 + recipients))), ("shared_bytes_per_send", Clock.format(payload)),
             ("probe_inbox_records", "\(held)"),
         ]
-    }
-
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
 }
