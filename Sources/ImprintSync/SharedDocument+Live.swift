@@ -25,7 +25,8 @@ extension SharedDocument {
     /// Announcements come from the Delivery Service's event stream (resumed from its last
     /// cursor after a drop) and from the shared zone's change notifications (a record may
     /// arrive just after its message is announced), each reconnecting with exponential
-    /// backoff (0.5 s doubling to 30 s); the bundle
+    /// backoff (0.5 s doubling to 30 s). The others' previews (docs/sync.md, "Previews") are
+    /// merged as they are relayed, so an edit shows before its durable copy arrives; the bundle
     /// is checked every `pollInterval` (a cheap stamp of its files), and a pull also runs every
     /// `pullInterval` in case an announcement was missed. The other members' presence
     /// (``presenceUpdates()``) comes as `.presence` events. The stream ends with
@@ -36,7 +37,7 @@ extension SharedDocument {
         let (wakes, waker) = AsyncStream.makeStream(of: LiveWake.self, bufferingPolicy: .bufferingNewest(8))
         return AsyncThrowingStream { continuation in
             let listener = Task { await self.listen(waker: waker, events: continuation) }
-            let presenceListener = Task { await self.listenToPresence(events: continuation) }
+            let ephemeralListener = Task { await self.listenToEphemeral(events: continuation) }
             let zoneListener = Task { await self.listenToZone(waker: waker, events: continuation) }
             let ticker = Task {
                 while !Task.isCancelled {
@@ -54,7 +55,7 @@ extension SharedDocument {
             }
             continuation.onTermination = { _ in
                 listener.cancel()
-                presenceListener.cancel()
+                ephemeralListener.cancel()
                 zoneListener.cancel()
                 ticker.cancel()
                 worker.cancel()
@@ -84,16 +85,26 @@ extension SharedDocument {
         }
     }
 
-    /// Follows the other members' presence, reconnecting with backoff.
-    nonisolated func listenToPresence(events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
+    /// Follows the other members' ephemeral messages, reconnecting with backoff: their
+    /// presence (yielded as `.presence`) and previews of their change sets (merged at once:
+    /// `applyPreview`). Kinds this version does not know are skipped.
+    nonisolated func listenToEphemeral(events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
         var delay = Duration.milliseconds(500)
         while !Task.isCancelled {
             do {
-                for try await update in presenceUpdates() {
+                for try await message in account.delivery.subscribeEphemeral(convoId: convoId) {
                     delay = .milliseconds(500)
-                    var index: Int?
-                    if let cursor = update.cursor { index = (try? await self.index(of: cursor)) ?? nil }
-                    events.yield(.presence(update, index: index))
+                    switch message.effectiveKind {
+                    case EphemeralKind.preview:
+                        await self.applyPreview(message)
+                    case EphemeralKind.presence:
+                        guard let update = await self.openPresence(message) else { continue }
+                        var index: Int?
+                        if let cursor = update.cursor { index = (try? await self.index(of: cursor)) ?? nil }
+                        events.yield(.presence(update, index: index))
+                    default:
+                        continue
+                    }
                 }
             } catch {
                 if Task.isCancelled { return }

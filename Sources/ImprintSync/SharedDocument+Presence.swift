@@ -42,7 +42,7 @@ extension SharedDocument {
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    for try await message in messages {
+                    for try await message in messages where message.effectiveKind == EphemeralKind.presence {
                         if let update = await self.openPresence(message) { continuation.yield(update) }
                     }
                     continuation.finish()

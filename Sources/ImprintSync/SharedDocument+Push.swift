@@ -40,7 +40,7 @@ extension SharedDocument {
         return try await inCurrentEpoch(or: "the epoch kept moving while pushing") {
             let heads = bundle.document.currentHeads
             let known = try bundle.document.heads(of: state.sharedHeads.compactMap(ChangeHash.init(hex:)))
-            var unsent = bundle.document.changes(since: known)
+            var unsent = excludingPreviewed(bundle.document.changes(since: known))
             let resend = Set(state.resend)
             if !resend.isEmpty {
                 let have = Set(unsent.map(\.hash))
@@ -64,6 +64,7 @@ extension SharedDocument {
         defer { sendingKeys = keys }  // a key taken is spent, even if encrypting then failed
         let message = try group.encrypt(payload.encoded(), authenticatedData: authenticatorTag, using: &keys)
         let ciphertext = message.tlsBytes
+        if payload.kind == .changes { sendPreview(ciphertext) }
         var random = SystemRandomNumberGenerator()
         let outgoing = OutboxMessage(clientMessageId: Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }),
                                      convoId: convoId, epoch: group.epoch, hash: Hex.encode(SHA256.hash(data: ciphertext)),

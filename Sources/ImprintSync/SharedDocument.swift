@@ -80,6 +80,12 @@ public actor SharedDocument {
     /// group state is past all of them), and the size of the last reservation (see `send`).
     var sendingKeys: ApplicationKeyReservation?
     var lastReservation = 0
+    /// Previews (`SharedDocument+Preview`): this member's in flight; the changes merged from
+    /// the others' (with when), which this member leaves to their authors for a while; counts.
+    var previewsInFlight = 0
+    var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
+    var previewsApplied = 0
+    var previewsDropped = 0
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

@@ -25,6 +25,11 @@ public struct SyncOptions: Sendable, Hashable {
     /// soon commits its ratchet once per this many messages. A process that ends with keys
     /// left skips their generations; receivers step over them. 1 turns it off.
     public var sendingKeysAhead = 32
+    /// Largest change-set ciphertext also relayed as a preview (`sendEphemeral` of kind
+    /// `preview`), which members watching the document (`live`) show before the durable
+    /// copy arrives (docs/sync.md, "Previews"). The Delivery Service's own limit is 2 KiB by
+    /// default; a typed word is about 400 bytes. 0 turns previews off.
+    public var previewMaximumBytes = 2048
     public init() {}
 }
 

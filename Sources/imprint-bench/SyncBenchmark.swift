@@ -15,9 +15,10 @@ import ImprintZones
 /// `imprint-bench sync`: end-to-end encrypted co-editing over loopback against a real
 /// `imprint-server` process (SQLite in a temporary directory):
 /// - `latency`: an edit by one member until another member's view shows it (push: ChangeSet,
-///   MLS, DS `sendMessage`, zone records; then the SSE event, pull: records, MLS, merge, the
-///   patch to the view), and until that member's pull has also made it durable (bundle
-///   fsync, MLS commit: `durable_*`), sequentially over `--edits` edits; p50 and p99.
+///   MLS, the preview relayed by the DS, merged; without a preview, `--preview-bytes 0`: DS
+///   `sendMessage`, zone records, the SSE event, pull: records, MLS, merge; then the patch to
+///   the view), and until that member's pull has also made it durable (bundle fsync, MLS
+///   commit: `durable_*`), sequentially over `--edits` edits; p50 and p99.
 /// - `join`: a document holding a whole trace's history (default `automerge-paper`) is shared,
 ///   `--members` − 1 members invited in one commit (key packages, commit + Welcome, the
 ///   snapshot); the time of that invite, and from `join` to one joiner reading the final text.
@@ -46,6 +47,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "compaction: change sets between two compactions.") var snapshotEvery = 1_000
     @Option(help: "latency, sustained: SyncOptions.sendingKeysAhead (default: the library's; 1 commits the ratchet per message).")
     var sendingKeysAhead: Int?
+    @Option(help: "latency, sustained: SyncOptions.previewMaximumBytes (default: the library's; 0 turns previews off).")
+    var previewBytes: Int?
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
@@ -78,8 +81,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     // MARK: Modes
 
     func latency(directory: String, serverURL: String) async throws -> [(String, String)] {
-        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead)
-        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead)
+        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes)
+        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes)
         _ = try DocumentBundle.create(at: alice.bundlePath, device: alice.device, title: "bench")
         let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
         try await aliceDoc.invite([bob.account.did])
@@ -217,7 +220,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     func sustained(directory: String, serverURL: String, serverPID: Int32, serverData: String) async throws -> [(String, String)] {
         var people: [BenchMember] = []
         for index in 0..<max(2, members ?? 3) {
-            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead))
+            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes))
         }
         _ = try DocumentBundle.create(at: people[0].bundlePath, device: people[0].device, title: "typing")
         let first = try await SharedDocument.share(bundleAt: people[0].bundlePath, device: people[0].device, account: people[0].account)
@@ -285,12 +288,13 @@ struct BenchMember {
 
     /// A member with its own home; `keyPackages` overrides how many key packages it publishes.
     static func make(_ name: String, directory: String, serverURL: String, keyPackages: Int? = nil,
-                     sendingKeysAhead: Int? = nil) async throws -> BenchMember {
+                     sendingKeysAhead: Int? = nil, previewBytes: Int? = nil) async throws -> BenchMember {
         let home = ImprintHome(path: directory + "/home-\(name)")
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         var options = SyncOptions()
         if let keyPackages { options.keyPackageBatch = keyPackages }
         if let sendingKeysAhead { options.sendingKeysAhead = sendingKeysAhead }
+        if let previewBytes { options.previewMaximumBytes = previewBytes }
         let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil), serverURL: serverURL,
                                                     httpClient: benchHTTPClient, options: options)
         try await account.topUpKeyPackages()

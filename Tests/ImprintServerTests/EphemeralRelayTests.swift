@@ -13,7 +13,8 @@ import Testing
     /// Opens `subscriber`'s stream, then sends `data` from `sender` every 100 ms until the
     /// stream yields (a message sent before the subscription is open reaches no one, by
     /// design); returns the first message received.
-    static func relay(_ data: Data, from sender: DeliveryClient, to subscriber: DeliveryClient, convoId: String, epoch: Int) async throws -> EphemeralMessage {
+    static func relay(_ data: Data, from sender: DeliveryClient, to subscriber: DeliveryClient, convoId: String, epoch: Int,
+                      kind: String? = nil) async throws -> EphemeralMessage {
         try await withThrowingTaskGroup(of: EphemeralMessage?.self) { group in
             group.addTask {
                 for try await message in subscriber.subscribeEphemeral(convoId: convoId) { return message }
@@ -21,7 +22,7 @@ import Testing
             }
             group.addTask {
                 for _ in 0..<200 {
-                    try await sender.sendEphemeral(SendEphemeralInput(convoId: convoId, epoch: epoch, data: data))
+                    try await sender.sendEphemeral(SendEphemeralInput(convoId: convoId, epoch: epoch, data: data, kind: kind))
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 throw TimeoutError()
@@ -47,6 +48,20 @@ import Testing
         }
     }
 
+    /// v1.4: the sender's `kind` reaches the subscriber as given; no kind stays absent.
+    @Test(arguments: StoreKind.available)
+    func theKindIsRelayedAsGiven(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let bob = fixture.members[0]
+            let preview = try await Self.relay(Data([9, 9]), from: fixture.owner, to: bob, convoId: fixture.convoId, epoch: fixture.epoch,
+                                               kind: EphemeralKind.preview)
+            #expect(preview.kind == "preview" && preview.effectiveKind == EphemeralKind.preview && preview.data == Data([9, 9]))
+            let plain = try await Self.relay(Data([1]), from: fixture.owner, to: bob, convoId: fixture.convoId, epoch: fixture.epoch)
+            #expect(plain.kind == nil && plain.effectiveKind == EphemeralKind.presence)
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func outsidersAndBadInputAreRefused(kind: StoreKind) async throws {
         try await withServer(kind) { server in
@@ -65,6 +80,11 @@ import Testing
             }
             await expectServiceError(400, "InvalidRequest") {
                 try await fixture.owner.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: 0, data: Data()))
+            }
+            for bad in ["", "Preview", "pre view", String(repeating: "k", count: 33), "prévue"] {
+                await expectServiceError(400, "InvalidRequest") {
+                    try await fixture.owner.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: 0, data: Data([1]), kind: bad))
+                }
             }
         }
     }

@@ -247,8 +247,12 @@ struct DeliveryController: Sendable {
         guard (1...configuration.maxEphemeralBytes).contains(input.data.count) else {
             throw DeliveryError.invalidRequest("data must be 1 to \(configuration.maxEphemeralBytes) bytes")
         }
+        if let kind = input.kind, !EphemeralKind.isValid(kind) {
+            throw DeliveryError.invalidRequest("kind must be 1 to 32 characters of a-z, 0-9 and -")
+        }
         guard try await store.isActiveMember(convoId: input.convoId, did: caller) else { throw DeliveryError.notMember(input.convoId) }
-        try await store.relayEphemeral(EphemeralMessage(convoId: input.convoId, sender: caller, epoch: input.epoch, data: input.data))
+        try await store.relayEphemeral(EphemeralMessage(convoId: input.convoId, sender: caller, epoch: input.epoch, data: input.data,
+                                                        kind: input.kind))
         return try json(EmptyOutput())
     }
 

@@ -4,7 +4,7 @@ import ImprintSync
 
 /// A Delivery Service stand-in in front of the real one that misbehaves as a hostile
 /// service could, in the ways `behaviour` says; every other call goes through unchanged.
-struct HostileDeliveryService: DeliveryService {
+struct HostileDeliveryService: ForwardingDeliveryService {
     enum Behaviour: Sendable {
         /// `getKeyPackages` hands out `replacement` for `did` (a key package of the service's choosing).
         case swapKeyPackage(did: String, replacement: Data)
@@ -15,9 +15,6 @@ struct HostileDeliveryService: DeliveryService {
 
     let real: any DeliveryService
     let behaviour: Behaviour
-
-    var baseURL: String { real.baseURL }
-    var serviceDID: String { real.serviceDID }
 
     func getKeyPackages(dids: [String], cipherSuite: Int?) async throws -> GetKeyPackagesOutput {
         var output = try await real.getKeyPackages(dids: dids, cipherSuite: cipherSuite)
@@ -56,19 +53,4 @@ struct HostileDeliveryService: DeliveryService {
         }
         return try await real.sendMessage(input)
     }
-
-    func publishKeyPackage(_ input: PublishKeyPackageInput) async throws -> PublishKeyPackageOutput { try await real.publishKeyPackage(input) }
-    func createConvo(_ input: CreateConvoInput) async throws -> CreateConvoOutput { try await real.createConvo(input) }
-    func addMembers(_ input: AddMembersInput) async throws -> EpochAdvanceOutput { try await real.addMembers(input) }
-    func getWelcome(convoId: String) async throws -> GetWelcomeOutput { try await real.getWelcome(convoId: convoId) }
-    func confirmWelcome(convoId: String) async throws { try await real.confirmWelcome(convoId: convoId) }
-    func removeMember(_ input: RemoveMemberInput) async throws -> EpochAdvanceOutput { try await real.removeMember(input) }
-    func leaveConvo(convoId: String) async throws { try await real.leaveConvo(convoId: convoId) }
-    func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error> { real.subscribeConvoEvents(cursor: cursor) }
-    func sendEphemeral(_ input: SendEphemeralInput) async throws { try await real.sendEphemeral(input) }
-    func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error> { real.subscribeEphemeral(convoId: convoId) }
-    func updateCursor(convoId: String, processedSeq: Int) async throws -> Int { try await real.updateCursor(convoId: convoId, processedSeq: processedSeq) }
-    func markCheckpoint(convoId: String, seq: Int) async throws { try await real.markCheckpoint(convoId: convoId, seq: seq) }
-    func getCursors(convoId: String) async throws -> GetCursorsOutput { try await real.getCursors(convoId: convoId) }
-    func registerStorage(_ provider: StorageProvider) async throws { try await real.registerStorage(provider) }
 }

@@ -1,0 +1,184 @@
+import Foundation
+import ImprintCRDT
+import ImprintDelivery
+import ImprintServerTestSupport
+@testable import ImprintSync
+import Testing
+
+/// Previews: a member watching the document sees an edit before the sender's durable send has
+/// finished; the durable copy then changes nothing more, nothing shows twice, and a preview
+/// that is forged, replayed, of another epoch or damaged is dropped.
+extension SyncSuites {
+@Suite struct PreviewTests {
+    struct TimeoutError: Error {}
+
+    /// Waits until `watcher`'s ephemeral stream is open: `sender` sends presence every 100 ms
+    /// until `events` yields it (a relayed message reaches only streams open at the time).
+    static func waitForEphemeralStream(from sender: SharedDocument,
+                                       events: inout AsyncThrowingStream<LiveEvent, any Error>.AsyncIterator) async throws {
+        let presence = Task {
+            while !Task.isCancelled {
+                try await sender.sendPresence(at: 0)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { presence.cancel() }
+        while true {
+            let event = try #require(try await events.next())
+            if case .presence = event { return }
+        }
+    }
+
+    /// Reads `view` until the text it describes has grown by `count` characters, or throws
+    /// after 30 s.
+    static func waitForGrowth(_ view: AsyncStream<PatchBatch>, by count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var grown = 0
+                for await batch in view where batch.origin == .remote {
+                    for case let .splice(_, _, text) in batch.patches { grown += text.count }
+                    if grown >= count { return }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                throw TimeoutError()
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func anEditShowsBeforeItsDurableSendFinishes(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            try alice.createBundle(text: "Hello")
+            let aliceBase = try await alice.share()
+            try await aliceBase.invite([bob.did])
+            let bobDoc = try await bob.join(aliceBase.convoId)
+            let tapped = PreviewTapDeliveryService(real: alice.account.delivery)
+            let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
+                                                         account: alice.account.with(delivery: tapped))
+            var bobEvents = bobDoc.live(pollInterval: .milliseconds(50)).makeAsyncIterator()
+            try await Self.waitForEphemeralStream(from: aliceDoc, events: &bobEvents)
+            let processedBefore = await bobDoc.status().processedSeq
+            let view = await bobDoc.patches()
+
+            // Alice's durable send is stuck at sendMessage; her preview is not.
+            tapped.tap.hold()
+            try await aliceDoc.edit { try $0.insert(" world", at: 5) }
+            let push = Task { try await aliceDoc.push() }
+            try await Self.waitForGrowth(view, by: 6)
+            #expect(try await bobDoc.text() == "Hello world")
+            #expect(await bobDoc.status().processedSeq == processedBefore, "nothing durable moved for the preview")
+            #expect(await bobDoc.appliedPreviews == 1)
+            #expect(try bob.text() == "Hello", "the bundle on disk has not taken it yet")
+
+            // The durable copy arrives; the text does not change again, and it is on disk.
+            tapped.tap.release()
+            let report = try await push.value
+            let seq = try #require(report.seq)
+            while await bobDoc.status().processedSeq < seq {
+                _ = try #require(try await bobEvents.next())
+            }
+            #expect(try await bobDoc.text() == "Hello world")
+            #expect(try bob.text() == "Hello world")
+            #expect(try await bobDoc.push().changes == 0, "Alice's change is not Bob's to send")
+        }
+    }
+
+    /// Only a preview of a member, in the receiver's epoch, with the epoch's authenticator,
+    /// sent by whom the Delivery Service says, opening and verifying, is merged; each other
+    /// is counted as dropped. A preview whose key the durable copy has since consumed is
+    /// dropped too.
+    @Test func forgedDamagedAndOtherEpochPreviewsAreDropped() async throws {
+        try await SyncTestServer.with(.sqlite) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+            try alice.createBundle(text: "Hello")
+            let aliceBase = try await alice.share()
+            try await aliceBase.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceBase.convoId)
+            _ = try await carol.join(aliceBase.convoId)
+            let tapped = PreviewTapDeliveryService(real: alice.account.delivery)
+            tapped.tap.forwardPreviews = false
+            let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
+                                                         account: alice.account.with(delivery: tapped))
+            try await aliceDoc.edit { try $0.insert("!", at: 5) }
+            let pushed = try await aliceDoc.push()
+            // The preview leaves beside the durable send: wait for it.
+            var waited = 0
+            while tapped.tap.previews.isEmpty && waited < 300 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
+            let preview = try #require(tapped.tap.previews.first)
+            let convo = aliceBase.convoId
+            func message(_ data: Data = preview.data, from sender: String? = nil, epoch: Int = preview.epoch,
+                         kind: String? = EphemeralKind.preview) -> EphemeralMessage {
+                EphemeralMessage(convoId: convo, sender: sender ?? alice.did, epoch: epoch, data: data, kind: kind)
+            }
+
+            #expect(await bobDoc.applyPreview(message(from: carol.did)) == false, "relayed as someone else's")
+            #expect(await bobDoc.applyPreview(message(epoch: preview.epoch + 1)) == false, "claims another epoch")
+            #expect(await bobDoc.applyPreview(message(kind: EphemeralKind.presence)) == false, "not a preview")
+            var flipped = preview.data
+            flipped[flipped.count - 5] ^= 1
+            #expect(await bobDoc.applyPreview(message(flipped)) == false, "damaged")
+            #expect(await bobDoc.applyPreview(message(Data([0, 1, 0, 2]))) == false, "not an MLS message")
+            #expect(await bobDoc.droppedPreviews == 5)
+            #expect(try await bobDoc.text() == "Hello")
+
+            #expect(await bobDoc.applyPreview(message()) == true)
+            #expect(try await bobDoc.text() == "Hello!")
+            #expect(await bobDoc.applyPreview(message()) == true, "a repeat before the durable copy merges nothing new")
+            #expect(try await bobDoc.text() == "Hello!")
+
+            // The durable copy consumes the key: the same preview no longer opens.
+            let pulled = try await bobDoc.pull()
+            #expect(pulled.seq >= (pushed.seq ?? .max))
+            #expect(await bobDoc.applyPreview(message()) == false)
+            #expect(try await bobDoc.text() == "Hello!")
+
+            // After a commit Bob has processed, Alice's old-epoch previews are dropped.
+            try await aliceDoc.edit { try $0.insert("?", at: 6) }
+            _ = try await aliceDoc.push()
+            while tapped.tap.previews.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            let older = tapped.tap.previews[1]
+            try await aliceDoc.remove(carol.did)
+            _ = try await bobDoc.pull()
+            #expect(await bobDoc.applyPreview(message(older.data, epoch: older.epoch)) == false)
+            #expect(await bobDoc.droppedPreviews == 7)
+            #expect(try await bobDoc.text() == "Hello!?", "the durable copy brought it")
+        }
+    }
+
+    /// A member's push leaves out changes it holds only from another member's preview (their
+    /// author is delivering them) and still sends its own.
+    @Test func previewedChangesAreLeftToTheirAuthor() async throws {
+        try await SyncTestServer.with(.sqlite) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+            try alice.createBundle(text: "abc")
+            let aliceBase = try await alice.share()
+            try await aliceBase.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceBase.convoId)
+            let carolDoc = try await carol.join(aliceBase.convoId)
+            let tapped = PreviewTapDeliveryService(real: alice.account.delivery)
+            tapped.tap.forwardPreviews = false
+            let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
+                                                         account: alice.account.with(delivery: tapped))
+            try await aliceDoc.edit { try $0.insert("A", at: 3) }
+            _ = try await aliceDoc.push()
+            while tapped.tap.previews.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            let preview = try #require(tapped.tap.previews.first)
+            #expect(await bobDoc.applyPreview(EphemeralMessage(convoId: aliceBase.convoId, sender: alice.did, epoch: preview.epoch,
+                                                              data: preview.data, kind: preview.kind)))
+            try await bobDoc.edit { try $0.insert("B", at: 0) }
+            let report = try await bobDoc.push()
+            #expect(report.changes == 1, "only Bob's own change")
+            _ = try await carolDoc.pull()
+            #expect(try await carolDoc.text() == "BabcA")
+        }
+    }
+}
+}
