@@ -83,6 +83,7 @@ extension Document {
         }
         try validate(ops)
         for op in ops { try applyRemote(op) }
+        remotePatches?.changes += 1
         let deps = d.deps.map { recordByHash[$0]! }
         let r = ChangeRecord(
             actor: author, seq: d.seq, startOp: d.startOp, opCount: d.opCount, time: d.time, message: d.message,
@@ -173,9 +174,32 @@ extension Document {
         }
     }
 
+    /// Deletes the items `target ..< target+count` of text `s` one run of adjacent ids at a
+    /// time, logging a `remove` patch (its position counted just before it) for each run that
+    /// was still visible.
+    private func removeLoggingPatches(_ target: OpID, count: Int, in s: SequenceState, obj: ObjectID) throws {
+        var c = target.counter
+        let end = target.counter + count
+        while c < end {
+            let id = OpID(counter: c, actor: target.actor)
+            guard let loc = s.locate(id) else { throw CRDTError(.malformed, "delete of unknown item \(c)") }
+            let span = loc.leaf.spans[loc.span]
+            let n = min(end - c, span.length - loc.offset)
+            if !span.deleted { remotePatches?.patches.append(.remove(obj: obj, index: s.visibleIndex(of: loc), count: n)) }
+            try s.deleteByID(id, count: n)
+            c += n
+        }
+    }
+
     /// Applies one validated remote op to the state.
     func applyRemote(_ op: Op) throws {
         guard let st = objects[op.obj] else { throw CRDTError(.malformed, "op on unknown object") }
+        if remotePatches != nil {
+            switch op.action {
+            case .insertText, .remove: break  // logged below, where the text allows it
+            default: remotePatches?.needsDiff = true
+            }
+        }
         switch (op.action, st) {
         case (.put(.map(let k), let v, let pred), .map(let m)):
             m.keys[k, default: Register()].overwrite(pred: pred, with: .init(id: op.id, value: v))
@@ -203,6 +227,14 @@ extension Document {
             try s.integrate(
                 Span(id: op.id, length: n, left: l, right: r, contentStart: start, contentBytes: bytes.count, deleted: false),
                 actorLess: actorLess)
+            if remotePatches != nil {
+                if s.marks.isEmpty, let loc = s.locate(op.id) {
+                    remotePatches?.patches.append(.splice(obj: publicID(op.obj), index: s.visibleIndex(of: loc),
+                                                          text: String(decoding: bytes, as: UTF8.self)))
+                } else {
+                    remotePatches?.needsDiff = true
+                }
+            }
         case (.insertElement(let l, let r, let v), .sequence(let s)) where !s.isText:
             let start = s.appendElement(Register(entries: [.init(id: op.id, value: v)]))
             try s.integrate(
@@ -210,7 +242,12 @@ extension Document {
                 actorLess: actorLess)
             createObjectIfNeeded(op.id, v)
         case (.remove(let t, let n), .sequence(let s)):
-            try s.deleteByID(t, count: n)
+            if remotePatches != nil, s.isText, s.marks.isEmpty {
+                try removeLoggingPatches(t, count: n, in: s, obj: publicID(op.obj))
+            } else {
+                if remotePatches != nil { remotePatches?.needsDiff = true }
+                try s.deleteByID(t, count: n)
+            }
         case (.mark(let mk), .sequence(let s)) where s.isText:
             s.addMark(mk, id: op.id)
         default:

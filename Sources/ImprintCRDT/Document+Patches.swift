@@ -92,17 +92,44 @@ extension Document {
         patchesWanted = patchSubscribers.publish(batch)
     }
 
-    /// Runs `body` (which integrates remote changes) and, while anyone listens, publishes the
-    /// diff between the heads before and after it.
+    /// Runs `body` (which integrates remote changes) and, while anyone listens, publishes
+    /// their patches: built op by op as they are integrated when every op is a text insert or
+    /// removal in a text without marks (typing, the common case: each costs a position
+    /// lookup), otherwise the diff between the heads before and after (which reads the
+    /// whole document at both versions).
     func publishingRemotePatches<T>(_ body: () throws -> T) rethrows -> T {
         guard patchesWanted else { return try body() }
         let before = currentHeads
+        let recordsBefore = recordCount
+        remotePatches = RemotePatchLog()
+        var completed = false
         defer {
+            let log = remotePatches
+            remotePatches = nil
             let after = currentHeads
-            if after != before, let patches = try? diff(from: before, to: after) {
-                patchesWanted = patchSubscribers.publish(PatchBatch(origin: .remote, patches: patches))
+            if after != before {
+                let patches: [Patch]?
+                if completed, let log, !log.needsDiff, log.changes == recordCount - recordsBefore {
+                    patches = log.patches
+                } else {
+                    remoteBatchesDiffed += 1
+                    patches = try? diff(from: before, to: after)
+                }
+                if let patches { patchesWanted = patchSubscribers.publish(PatchBatch(origin: .remote, patches: patches)) }
             }
         }
-        return try body()
+        let result = try body()
+        completed = true
+        return result
     }
+}
+
+/// The patches of remote changes as they are integrated, in the order to apply to a view of
+/// the document as it was before the first (`Document.publishingRemotePatches`).
+struct RemotePatchLog {
+    var patches: [Patch] = []
+    /// Changes whose every op was logged.
+    var changes = 0
+    /// An op was integrated whose patch this log does not build: the batch is a diff instead.
+    var needsDiff = false
 }

@@ -177,6 +177,11 @@ public final class Document {
     let patchSubscribers = PatchSubscribers()
     var patchesWanted = false
     var localPatches: [Patch] = []
+    /// The patches of the remote changes being integrated, while anyone listens (see
+    /// `publishingRemotePatches`).
+    var remotePatches: RemotePatchLog?
+    /// How many remote batches were published as a diff rather than op by op (for tests).
+    var remoteBatchesDiffed = 0
 
     // Transaction in progress.
     var txnMessage: String?
