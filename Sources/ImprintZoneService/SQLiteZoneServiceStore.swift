@@ -213,10 +213,10 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 let row = try Self.authorized(db, zone, caller: caller, .write, inboxCapability: inboxCapability)
                 guard try Self.ownerBytes(db, owner: row.owner) + staged.size <= quota else { throw DeliveryError.quotaExceeded(quota: quota) }
                 if !blobs.exists(staged.hash) { try blobs.place(staged) }
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO zone_uploads (zone_id, hash, size, uploaded_by, uploaded_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (zone_id, hash) DO NOTHING
-                    """, arguments: [zone.raw, staged.hash, staged.size, caller, StoreTime.millis(now)])
+                    """).execute(arguments: [zone.raw, staged.hash, staged.size, caller, StoreTime.millis(now)])
             }
         } catch {
             try? await collect([staged.hash])
@@ -309,31 +309,31 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                 // commit holds both, so a record never outlives its bytes or the reverse.
                 for inline in writes.compactMap(\.inline) {
                     let bytes = try inline.inlineBytes ?? Data(contentsOf: URL(fileURLWithPath: inline.path))
-                    try db.execute(sql: "INSERT INTO zone_inline_blobs (hash, bytes) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING",
-                                   arguments: [inline.hash, bytes])
+                    try db.cachedStatement(sql: "INSERT INTO zone_inline_blobs (hash, bytes) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING")
+                        .execute(arguments: [inline.hash, bytes])
                 }
                 for save in writes {
                     change += 1
                     let asset = save.asset ?? save.inline.map { ZoneAssetRef(hash: $0.hash, size: $0.size) }
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT OR REPLACE INTO zone_records (zone_id, record_name, record_type, fields, asset_hash, asset_size, saved_by,
                             change, saved_at, deleted, epoch, seq, expires_at, comment_key_hash)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
-                        """, arguments: [
+                        """).execute(arguments: [
                             zone.zoneId, save.name, save.type, save.fieldsJSON, asset?.hash, asset?.size, batch.writer.did, change,
                             StoreTime.millis(batch.now), save.routing.epoch, save.routing.seq,
                             save.routing.expiresAt.map(StoreTime.millis), save.routing.commentKeyHash,
                         ])
                     if let asset {
-                        try db.execute(sql: "DELETE FROM zone_uploads WHERE zone_id = ? AND hash = ?", arguments: [zone.zoneId, asset.hash])
+                        try db.cachedStatement(sql: "DELETE FROM zone_uploads WHERE zone_id = ? AND hash = ?").execute(arguments: [zone.zoneId, asset.hash])
                     }
                     saved[save.name] = ZoneRecord(
                         recordName: save.name, recordType: save.type, fields: save.fields, asset: asset,
                         changeToken: ChangeToken(incarnation: zone.incarnation, change: change).text, savedAt: batch.now, deleted: false)
                 }
                 if !writes.isEmpty {
-                    try db.execute(sql: "UPDATE zones SET last_change = ?, records = records + ?, bytes = bytes + ? WHERE zone_id = ?",
-                                   arguments: [change, added.records, added.bytes, zone.zoneId])
+                    try db.cachedStatement(sql: "UPDATE zones SET last_change = ?, records = records + ?, bytes = bytes + ? WHERE zone_id = ?")
+                        .execute(arguments: [change, added.records, added.bytes, zone.zoneId])
                 }
                 let records = zip(batch.records, decisions).map { save, decision -> ZoneRecord in
                     if case .unchanged(let row) = decision { return row.record(incarnation: zone.incarnation) }

@@ -75,11 +75,17 @@ private final class StagingFile: @unchecked Sendable {
     let path: String
     let descriptor: Int32
 
+    /// The staging directory is created when the first file finds it missing (and again if it
+    /// was removed), not checked on every upload: a `mkdir` walk per upload was measurable.
     init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("upload-\(UUID().uuidString.lowercased()).tmp").path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        }
         guard descriptor >= 0 else { throw AssetFileError(operation: "open", path: path, code: errno) }
+        self.descriptor = descriptor
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {

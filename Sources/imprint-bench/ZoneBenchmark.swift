@@ -27,6 +27,9 @@ import NIOCore
 /// flight as the zone methods had. Both pass the same HTTP stack and
 /// authentication gate as the zone methods, so the ratio is the cost of the zone service
 /// itself: validation, hashing, the staged file, fsyncs, the database. Medians over `--runs`.
+/// Beside the 1 MiB saves and their ceiling, the CPU time (user + system, in clock ticks) the
+/// server process and this one spent in each, per record: with client and server on the same
+/// few cores, the ratio follows the CPU each path costs per MiB.
 struct ZoneBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "zones",
@@ -61,7 +64,7 @@ struct ZoneBenchmark: AsyncParsableCommand {
             defer { process.stop() }
             var measured: [Run] = []
             for index in 0..<runs {
-                measured.append(try await oneRun(serverURL: process.url, index: index))
+                measured.append(try await oneRun(serverURL: process.url, serverPID: process.pid, index: index))
                 if !json { FileHandle.standardError.write(Data("zones \(name): run \(index + 1) of \(runs)\n".utf8)) }
             }
             var catchUpFigures: CatchUp?
@@ -79,9 +82,12 @@ struct ZoneBenchmark: AsyncParsableCommand {
         /// its answer, and from `saveRecords`' start to its answer (wall time when one record
         /// is in flight; latencies that overlap when several are).
         var largeUpload = 0.0, largeSaveRecord = 0.0
+        /// CPU seconds (user + system) the server process and this one spent during the 1 MiB
+        /// saves and during their ceiling: where the time went when the cores are the limit.
+        var largeSaveServerCPU = 0.0, largeSaveClientCPU = 0.0, largeCeilingServerCPU = 0.0, largeCeilingClientCPU = 0.0
     }
 
-    func oneRun(serverURL: String, index: Int) async throws -> Run {
+    func oneRun(serverURL: String, serverPID: Int32, index: Int) async throws -> Run {
         var random = SplitMix64(seed: seed &+ UInt64(index))
         var run = Run()
         let small = (0..<smallRecords).map { _ in random.nextBytes(Self.smallBytes) }
@@ -121,6 +127,7 @@ struct ZoneBenchmark: AsyncParsableCommand {
         _ = try await client.zones.createZone(largeZone)
         let zones = client.zones
         var latencies: [(upload: Double, save: Double)] = []
+        var cpu = (server: ProcessCPU.seconds(pid: serverPID), client: ProcessCPU.seconds())
         run.largeSave = try await Self.seconds {
             latencies = try await concurrentMap(Array(large.enumerated()), width: uploadsInFlight) { index, bytes in
                 var asset: ZoneAsset?
@@ -131,11 +138,14 @@ struct ZoneBenchmark: AsyncParsableCommand {
                 return (upload, save)
             }
         }
+        (run.largeSaveServerCPU, run.largeSaveClientCPU) = (ProcessCPU.seconds(pid: serverPID) - cpu.server, ProcessCPU.seconds() - cpu.client)
         run.largeUpload = latencies.reduce(0) { $0 + $1.upload }
         run.largeSaveRecord = latencies.reduce(0) { $0 + $1.save }
+        cpu = (server: ProcessCPU.seconds(pid: serverPID), client: ProcessCPU.seconds())
         run.largeSaveCeiling = try await Self.seconds {
             try await BenchZoneClient.forEach(large, concurrency: uploadsInFlight) { [client] bytes in try await client.discard(bytes) }
         }
+        (run.largeCeilingServerCPU, run.largeCeilingClientCPU) = (ProcessCPU.seconds(pid: serverPID) - cpu.server, ProcessCPU.seconds() - cpu.client)
         run.largeFetch = try await Self.seconds {
             let records = try await client.allRecords(largeZone, pageSize: 1000)
             guard records.count == large.count else { throw ValidationError("fetchChanges gave \(records.count) of \(large.count) records") }
@@ -216,6 +226,10 @@ struct ZoneBenchmark: AsyncParsableCommand {
             ("large_uploads_in_flight", "\(uploadsInFlight)"),
             ("large_upload_ms_per_record", Clock.format(median(\.largeUpload) * 1000 / Double(largeRecords))),
             ("large_save_record_ms_per_record", Clock.format(median(\.largeSaveRecord) * 1000 / Double(largeRecords))),
+            ("large_save_server_cpu_ms_per_record", Clock.format(median(\.largeSaveServerCPU) * 1000 / Double(largeRecords))),
+            ("large_save_client_cpu_ms_per_record", Clock.format(median(\.largeSaveClientCPU) * 1000 / Double(largeRecords))),
+            ("large_ceiling_server_cpu_ms_per_record", Clock.format(median(\.largeCeilingServerCPU) * 1000 / Double(largeRecords))),
+            ("large_ceiling_client_cpu_ms_per_record", Clock.format(median(\.largeCeilingClientCPU) * 1000 / Double(largeRecords))),
             ("large_fetch_mb_per_s", megabytes(largeRecords, Self.largeBytes, median(\.largeFetch))),
             ("large_fetch_ceiling_mb_per_s", megabytes(largeRecords, Self.largeBytes, median(\.largeFetchCeiling))),
             ("large_fetch_of_ceiling", ratio(\.largeFetch, \.largeFetchCeiling)),
@@ -232,7 +246,7 @@ struct ZoneBenchmark: AsyncParsableCommand {
         if json {
             print("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
         } else {
-            for (key, value) in fields { print("\(key.padding(toLength: 30, withPad: " ", startingAt: 0)) \(value)") }
+            for (key, value) in fields { print("\(key.padding(toLength: 40, withPad: " ", startingAt: 0)) \(value)") }
         }
     }
 
