@@ -84,7 +84,8 @@ extension SharedDocument {
             }
             var scratch = group  // the keys this derives are dropped with it
             guard case let .application(data, sender, _) = try scratch.process(.privateMessage(framed)),
-                  try MemberCredential.roster(of: group)[sender] == message.sender else {
+                  let member = group.members.first(where: { $0.leafIndex == sender }),
+                  try MemberCredential.did(of: member.credential, signatureKey: member.signatureKey) == message.sender else {
                 previewsDropped += 1
                 return false
             }
