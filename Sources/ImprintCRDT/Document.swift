@@ -14,6 +14,8 @@ public final class Document {
     var actors: [ActorID] = []
     var actorIndex: [ActorID: Int32] = [:]
     var selfActor: Int32 = 0
+    /// The actor `internalID` found last (an index into `actors`; checked before use).
+    var lastLookedUpActor: Int32 = 0
 
     /// Every object by id. A document opened by `load` whose history is not decoded yet
     /// (``DeferredLoad``) decodes and validates it on first access of this or any other
@@ -215,7 +217,12 @@ public final class Document {
 
     func internalID(_ o: ObjectID) throws -> OpID {
         guard let a = o.actor else { return .root }
+        // Edits name the same object over and over: try the actor found last before hashing.
+        // Actors are unique in the table, so a match is the right index whatever happened since.
+        let last = Int(lastLookedUpActor)
+        if last < actors.count, actors[last] == a { return OpID(counter: o.counter, actor: lastLookedUpActor) }
         guard let i = actorIndex[a] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        lastLookedUpActor = i
         return OpID(counter: o.counter, actor: i)
     }
 
