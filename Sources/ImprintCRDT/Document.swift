@@ -48,14 +48,17 @@ public final class Document {
     /// Every change, dependencies first. After a load they are built on first use from
     /// `loadedHistory` (see ``LoadedHistory``).
     var records: [ChangeRecord] {
+        // (Once the deferred part is decoded, the stored history is read directly: every
+        // access through an accessor costs a dynamic exclusivity check, and edits read
+        // `records` several times each.)
         _read {
             if deferredLoad != nil { completeDeferredLoad() }
-            if loadedHistory != nil { materializeHistory() }
+            if storedLoadedHistory != nil { materializeHistory() }
             yield storedRecords
         }
         _modify {
             if deferredLoad != nil { completeDeferredLoad() }
-            if loadedHistory != nil { materializeHistory() }
+            if storedLoadedHistory != nil { materializeHistory() }
             yield &storedRecords
         }
     }
@@ -74,7 +77,7 @@ public final class Document {
     /// The number of changes, without building records that are still only loaded.
     var recordCount: Int {
         if deferredLoad != nil { completeDeferredLoad() }
-        return loadedHistory?.count ?? storedRecords.count
+        return storedLoadedHistory?.count ?? storedRecords.count
     }
 
     private func materializeHistory() {
@@ -233,7 +236,8 @@ public final class Document {
     func state(_ o: ObjectID) throws -> (OpID, ObjectState) {
         try completeLoad()
         let id = try internalID(o)
-        guard let s = objects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        // Complete now (`completeLoad`): the objects are read without the accessor's check.
+        guard let s = storedObjects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
         return (id, s)
     }
 

@@ -189,8 +189,9 @@ extension Document {
     /// Reserves counters for a local op, opening (or reusing) the current change.
     func nextOpID(width: Int) -> OpID {
         ensureLocalRecord()
-        let id = OpID(counter: maxCounter + 1, actor: selfActor)
-        maxCounter += width
+        // `ensureLocalRecord` read the history, so the load is complete: no accessor needed.
+        let id = OpID(counter: storedMaxCounter + 1, actor: selfActor)
+        storedMaxCounter += width
         return id
     }
 
