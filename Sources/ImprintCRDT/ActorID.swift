@@ -39,6 +39,12 @@ public struct ActorID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
 
+    /// Hashes the bytes in one call (the synthesized hash feeds them to the hasher one by
+    /// one; actors are hashed on every object lookup). Equal actors hash equally.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public static func < (lhs: ActorID, rhs: ActorID) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }

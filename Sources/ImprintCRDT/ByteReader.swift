@@ -68,6 +68,55 @@ struct ByteReader {
         return Int(v)
     }
 
+    /// `n` unsigned varints, each in `0...limit`: what `n` calls of `count(max:)` return,
+    /// with the same errors, decoded in one tight loop (a whole column of a saved document).
+    /// Memory grows only with values actually read, so a hostile `n` cannot reserve more
+    /// than the bytes that remain (each value takes at least one byte).
+    mutating func counts(_ n: Int, max limit: Int) throws -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(Swift.max(0, Swift.min(n, remaining)))
+        try readVarints(n) { v in
+            guard v <= UInt64(limit) else { throw ByteReader.tooLarge(v, limit) }
+            out.append(Int(v))
+        }
+        return out
+    }
+
+    /// `n` zig-zag signed varints: what `n` calls of `sleb()` return (same errors), in one
+    /// tight loop; memory bounded as in `counts(_:max:)`.
+    mutating func slebs(_ n: Int) throws -> [Int64] {
+        var out: [Int64] = []
+        out.reserveCapacity(Swift.max(0, Swift.min(n, remaining)))
+        try readVarints(n) { out.append(LEB128.zigzagDecode($0)) }
+        return out
+    }
+
+    /// Reads `n` unsigned varints and hands each to `body` (one-byte values, most of any
+    /// column, without leaving the loop; longer ones through the checked slow path).
+    @inline(__always)
+    private mutating func readVarints(_ n: Int, _ body: (UInt64) throws -> Void) throws {
+        let bytes = self.bytes
+        let end = self.end
+        var o = offset
+        defer { offset = o }
+        try bytes.withUnsafeBufferPointer { buf in
+            for _ in 0..<Swift.max(0, n) {
+                if o < end, buf[o] < 0x80 {
+                    try body(UInt64(buf[o]))
+                    o += 1
+                    continue
+                }
+                let v: UInt64
+                do throws(LEB128Error) {
+                    v = try LEB128.readUnsigned(buf, at: &o, end: end)
+                } catch {
+                    throw CRDTError(error == .truncated ? .truncated : .malformed, error.description)
+                }
+                try body(v)
+            }
+        }
+    }
+
     mutating func bytes(_ n: Int) throws -> ArraySlice<UInt8> {
         guard n >= 0, n <= remaining else { throw CRDTError(.truncated, "need \(n) bytes, have \(remaining)") }
         let s = bytes[offset..<offset + n]

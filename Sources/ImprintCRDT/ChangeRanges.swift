@@ -6,6 +6,9 @@
 /// before searching. After `indexCounters(budget:)`, actors with many changes answer any
 /// counter in O(1) from a table instead of searching (a history of many small concurrent
 /// changes sends lookups all over the list: origins, removed items).
+///
+/// Built once from all the changes (two passes: count per actor, then place), so its
+/// storage is two flat arrays however many changes and actors there are.
 struct ChangeRanges {
     private struct Entry {
         var start: Int
@@ -13,16 +16,48 @@ struct ChangeRanges {
         var record: Int
     }
 
-    private var byActor: [[Entry]]
-    /// Per actor, the position in `byActor[actor]` of the change holding each counter
-    /// (-1: none); empty for actors that search instead.
-    private var entryOfCounter: [[Int32]] = []
+    /// Every change's range, grouped by actor (actor `a`'s are
+    /// `entries[actorStart[a] ..< actorStart[a + 1]]`, in the order given).
+    private let entries: [Entry]
+    private let actorStart: [Int]
+    /// Per actor, the position among its entries of the change holding each counter (-1:
+    /// none): `entryOfCounter[tableStart[a] + counter]` for `counter < tableLength[a]`;
+    /// length 0 for actors that search instead.
+    private var entryOfCounter: [Int32] = []
+    private var tableStart: [Int] = []
+    private var tableLength: [Int] = []
 
-    init(actorCount: Int) { byActor = Array(repeating: [], count: actorCount) }
+    /// The ranges of the changes `changes` (their record indices): `change(i)` gives change
+    /// `i`'s actor (in `0..<actorCount`) and counters. Each actor's changes must come in
+    /// ascending counter order.
+    init(actorCount: Int, changes: Range<Int>, _ change: (Int) -> (actor: Int32, startOp: Int, maxOp: Int)) {
+        var starts = [Int](repeating: 0, count: actorCount + 1)
+        for i in changes { starts[Int(change(i).actor) + 1] += 1 }
+        for a in 0..<actorCount { starts[a + 1] += starts[a] }
+        var next = starts
+        let placeholder = Entry(start: 0, end: -1, record: -1)
+        var entries = [Entry](repeating: placeholder, count: changes.count)
+        entries.withUnsafeMutableBufferPointer { e in
+            for i in changes {
+                let c = change(i)
+                let a = Int(c.actor)
+                e[next[a]] = Entry(start: c.startOp, end: c.maxOp, record: i)
+                next[a] += 1
+            }
+        }
+        self.entries = entries
+        actorStart = starts
+    }
 
-    /// Adds a change; an actor's changes must come in ascending counter order.
-    mutating func append(actor: Int32, startOp: Int, maxOp: Int, record: Int) {
-        byActor[Int(actor)].append(Entry(start: startOp, end: maxOp, record: record))
+    /// The number of actors the ranges are kept for.
+    var actorCount: Int { actorStart.count - 1 }
+
+    /// Calls `body(actor, start, end)` for every change's counters, grouped by actor, each
+    /// actor's in ascending order.
+    func forEachRange(_ body: (Int, Int, Int) -> Void) {
+        for a in 0..<actorCount {
+            for k in actorStart[a]..<actorStart[a + 1] { body(a, entries[k].start, entries[k].end) }
+        }
     }
 
     /// Builds the O(1) counter tables, once every change is appended, for actors with more
@@ -30,19 +65,37 @@ struct ChangeRanges {
     /// entries (the caller bounds it by the ops there are, so damaged counters cannot make
     /// the tables large). Lookups answer the same with or without them.
     mutating func indexCounters(budget: Int, minChanges: Int = 32) {
+        let actorCount = actorStart.count - 1
+        var lengths = [Int](repeating: 0, count: actorCount)
+        var starts = [Int](repeating: 0, count: actorCount)
         var left = budget
-        entryOfCounter = byActor.map { entries in
-            guard entries.count > minChanges, let last = entries.last, last.end >= 0, last.end < left,
-                entries.count < Int(Int32.max) else { return [] }
+        var total = 0
+        for a in 0..<actorCount {
+            let n = actorStart[a + 1] - actorStart[a]
+            guard n > minChanges, n < Int(Int32.max) else { continue }
+            let last = entries[actorStart[a + 1] - 1]
+            guard last.end >= 0, last.end < left else { continue }
             left -= last.end + 1
-            var table = [Int32](repeating: -1, count: last.end + 1)
-            table.withUnsafeMutableBufferPointer { t in
-                for (k, e) in entries.enumerated() where e.start >= 0 && e.start <= e.end {
-                    for c in e.start...e.end { t[c] = Int32(k) }
+            starts[a] = total
+            lengths[a] = last.end + 1
+            total += last.end + 1
+        }
+        var table = [Int32](repeating: -1, count: total)
+        table.withUnsafeMutableBufferPointer { t in
+            entries.withUnsafeBufferPointer { e in
+                for a in 0..<actorCount where lengths[a] > 0 {
+                    let base = t.baseAddress! + starts[a]
+                    for k in 0..<(actorStart[a + 1] - actorStart[a]) {
+                        let entry = e[actorStart[a] + k]
+                        guard entry.start >= 0, entry.start <= entry.end else { continue }
+                        (base + entry.start).update(repeating: Int32(k), count: entry.end - entry.start + 1)
+                    }
                 }
             }
-            return table
         }
+        entryOfCounter = table
+        tableStart = starts
+        tableLength = lengths
     }
 
     /// The index of the change holding `counter` of `actor`, and how many counters from
@@ -50,32 +103,33 @@ struct ChangeRanges {
     /// actor's list, updated to where the change was found.
     @inline(__always)
     func locate(actor: Int32, counter: Int, hint: inout Int) -> (record: Int, end: Int)? {
-        guard actor >= 0, Int(actor) < byActor.count else { return nil }
+        guard actor >= 0, Int(actor) < actorStart.count - 1 else { return nil }
         let a = Int(actor)
-        if a < entryOfCounter.count, !entryOfCounter[a].isEmpty {
-            guard counter >= 0, counter < entryOfCounter[a].count else { return nil }
-            let k = Int(entryOfCounter[a][counter])
+        let first = actorStart[a]
+        if a < tableLength.count, tableLength[a] > 0 {
+            guard counter >= 0, counter < tableLength[a] else { return nil }
+            let k = Int(entryOfCounter[tableStart[a] + counter])
             guard k >= 0 else { return nil }
             hint = k
-            return (byActor[a][k].record, byActor[a][k].end)
+            return (entries[first + k].record, entries[first + k].end)
         }
-        let count = byActor[a].count
+        let count = actorStart[a + 1] - first
         guard count > 0 else { return nil }
-        var pos = min(hint, count - 1)
-        if counter >= byActor[a][pos].start, counter <= byActor[a][pos].end {
-        } else if pos + 1 < count, counter >= byActor[a][pos + 1].start, counter <= byActor[a][pos + 1].end {
+        var pos = min(max(hint, 0), count - 1)
+        if counter >= entries[first + pos].start, counter <= entries[first + pos].end {
+        } else if pos + 1 < count, counter >= entries[first + pos + 1].start, counter <= entries[first + pos + 1].end {
             pos += 1
         } else {
             var lo = 0
             var hi = count - 1
             while lo < hi {
                 let mid = (lo + hi + 1) >> 1
-                if byActor[a][mid].start <= counter { lo = mid } else { hi = mid - 1 }
+                if entries[first + mid].start <= counter { lo = mid } else { hi = mid - 1 }
             }
             pos = lo
-            guard counter >= byActor[a][pos].start, counter <= byActor[a][pos].end else { return nil }
+            guard counter >= entries[first + pos].start, counter <= entries[first + pos].end else { return nil }
         }
         hint = pos
-        return (byActor[a][pos].record, byActor[a][pos].end)
+        return (entries[first + pos].record, entries[first + pos].end)
     }
 }

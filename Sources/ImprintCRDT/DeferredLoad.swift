@@ -17,6 +17,9 @@ struct DeferredLoad {
     /// Whether the decoded changes count as saved (a load: yes; a merge that adopted the
     /// loaded state: no, as for an eager adoption).
     var countsAsSaved: Bool
+    /// The zstd context `load` inflated the texts with, reused to decode the rest (owned by
+    /// this load: a merge that adopts it takes it from a document nobody else holds).
+    var decoder: Zstd.Decoder
 }
 
 extension Document {
@@ -62,7 +65,8 @@ extension Document {
             guard visibleBytes <= content.remaining else { throw CRDTError(.malformed, "visible text runs past its column") }
             texts[o] = try Self.validatedText(content.bytes[content.offset..<content.offset + visibleBytes])
         }
-        deferredLoad = DeferredLoad(payload: payload, version: DocumentFormat.readableVersion, texts: texts, countsAsSaved: true)
+        deferredLoad = DeferredLoad(
+            payload: payload, version: DocumentFormat.readableVersion, texts: texts, countsAsSaved: true, decoder: decoder)
     }
 
     /// `bytes` as a string, if they are UTF-8.
@@ -93,7 +97,7 @@ extension Document {
         deferredLoad = nil
         storedObjects = [.root: .map(MapState())]
         do {
-            try decodePayload(deferred.payload, version: deferred.version)
+            try decodePayload(deferred.payload, version: deferred.version, decoder: deferred.decoder)
             if deferred.countsAsSaved { savedRecordCount = recordCount }
         } catch {
             loadError = error as? CRDTError ?? CRDTError(.malformed, "\(error)")

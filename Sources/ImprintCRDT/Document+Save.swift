@@ -375,7 +375,8 @@ extension Document {
 
     /// Loads a payload of format `version` (1; 2 with a mark-op section; 3 with visible text
     /// first and a mark-op count) into this empty document, decoding and validating all of it.
-    func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version) throws {
+    /// `decoder` is reused when given (a deferred load keeps the one it opened with).
+    func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version, decoder: Zstd.Decoder? = nil) throws {
         let visibleFirst = version == DocumentFormat.readableVersion
         var r = ByteReader(payload)
         // A constant, so the closures below capture it without a box (no exclusivity checks).
@@ -388,7 +389,7 @@ extension Document {
         // Records.
         let recordCount = try r.count(max: r.remaining * 64)
         var budget = DocumentFormat.maxPayload
-        let decoder = try Zstd.Decoder()
+        let decoder = try decoder ?? Zstd.Decoder()
         let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
         // Bulk load into an empty document: per-actor bookkeeping in arrays indexed by the
@@ -425,7 +426,8 @@ extension Document {
         guard removeCount <= rc[4].remaining else { throw CRDTError(.malformed, "remove count exceeds data") }
         // Both counts are bounded by their columns' bytes: one allocation instead of a
         // doubling series (copies and fresh pages that dominated long histories' loads).
-        history.ops.reserveCapacity(mapOps.count + removeCount)
+        history.ops.reserveCapacity(mapOps.count)
+        history.removes.reserveCapacity(removeCount)
         var actorColumn = rc[0], counterColumn = rc[1], objectColumn = rc[2]
         var targetActorColumn = rc[3], countColumn = rc[4], targetColumn = rc[5]
         // Remove ops go straight to their changes (objects checked once per run of one
@@ -436,21 +438,25 @@ extension Document {
         var prevTarget = 0
         for _ in 0..<removeCount {
             let actor = try actorRef(try actorColumn.count(max: map.count))
-            let counter = prevRemove + (try counterColumn.delta())
+            let counter = prevRemove &+ (try counterColumn.delta())
             var obj = try ref(&objectColumn)
             if obj.isNone { obj = .root }
             let tActor = try actorRef(try targetActorColumn.count(max: map.count))
-            let tCounter = prevTarget + (try targetColumn.delta())
+            let tCounter = prevTarget &+ (try targetColumn.delta())
             let n = try countColumn.count(max: ChangeCoding.maxOpCount)
-            guard n >= 1, counter >= 1, tCounter >= 1 else { throw CRDTError(.malformed, "bad remove") }
-            let op = Op(id: OpID(counter: counter, actor: actor), obj: obj, action: .remove(target: OpID(counter: tCounter, actor: tActor), count: n))
+            // Counters stay within what a change can hold, so the sums below cannot overflow.
+            guard n >= 1, (1...ChangeCoding.maxOpCount).contains(counter), (1...ChangeCoding.maxOpCount).contains(tCounter) else {
+                throw CRDTError(.malformed, "bad remove")
+            }
+            let id = OpID(counter: counter, actor: actor)
             prevRemove = counter + n
             prevTarget = tCounter + n
             if obj != lastSequence {
                 guard case .sequence? = objects[obj] else { throw CRDTError(.malformed, "remove on non-sequence") }
                 lastSequence = obj
             }
-            history.ops.append((try recordOf(op.id), op))
+            history.removes.append(LoadedHistory.Remove(
+                record: try recordOf(id), id: id, obj: obj, target: OpID(counter: tCounter, actor: tActor), count: n))
         }
         // Sequences, numbered from 1 in the order of `objectIDs` (for `OpClaims`).
         var sequenceNumbers: [OpID: Int32] = [:]
@@ -506,11 +512,16 @@ extension Document {
         // id once: no two ops may share one and each must lie inside a change (map and remove
         // ops inside their own), so the claims add up to the declared ops exactly when every
         // change's counters are used once.
-        var claims = OpClaims(actorCount: actors.count, maxCounter: maxCounter, changes: history.headers)
+        var claims = OpClaims(ranges)
         for (rec, op) in history.ops {
             guard op.id.counter + op.width - 1 <= history.headers[rec].maxOp,
                 claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp)
             else { throw CRDTError(.malformed, "op \(op.id.counter) shares its id or runs past its change") }
+        }
+        for remove in history.removes {
+            guard remove.id.counter + remove.count - 1 <= history.headers[remove.record].maxOp,
+                claims.claim(actor: remove.id.actor, start: remove.id.counter, count: remove.count, for: OpClaims.otherOp)
+            else { throw CRDTError(.malformed, "op \(remove.id.counter) shares its id or runs past its change") }
         }
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
@@ -568,10 +579,10 @@ extension Document {
             else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }
         var lastObject = OpID.none, number: Int32 = 0
-        for (_, op) in history.ops {
-            guard case .remove(let target, let n) = op.action else { continue }
-            if op.obj != lastObject { (lastObject, number) = (op.obj, sequenceNumbers[op.obj] ?? 0) }
-            for c in target.counter..<(target.counter + n) where claims.owner(actor: target.actor, counter: c) != number || number == 0 {
+        for remove in history.removes {
+            if remove.obj != lastObject { (lastObject, number) = (remove.obj, sequenceNumbers[remove.obj] ?? 0) }
+            let target = remove.target
+            for c in target.counter..<(target.counter + remove.count) where claims.owner(actor: target.actor, counter: c) != number || number == 0 {
                 throw CRDTError(.malformed, "remove of unknown item")
             }
         }
@@ -671,14 +682,15 @@ extension Document {
     /// Decodes and checks `count` change headers from the seven header columns into
     /// `history` (its own function so the per-change loop's array updates are inlined).
     /// Each actor's changes must come with consecutive sequence numbers and ascending,
-    /// non-overlapping counters; dependencies point back to earlier changes.
+    /// non-overlapping counters (`startOp` in `1...ChangeCoding.maxOpCount`, as in a
+    /// change); dependencies point back to earlier changes. The change ranges are built
+    /// from the headers in one go afterwards (flat tables, no per-change appends).
     private func decodeHeaders(_ cols: [ByteReader], count recordCount: Int, actorMap map: [Int32], into history: inout LoadedHistory) throws -> DecodedHeaders {
         let actorCount = actors.count
         var prevStart = 0
         var prevTime: Int64 = 0
         var declaredOps = 0
         var maxCounter = 0
-        var changeRanges = ChangeRanges(actorCount: actorCount)
         var seqOfActor = [Int](repeating: 0, count: actorCount)
         var lastOfActor = [Int](repeating: -1, count: actorCount)
         var lastMaxOfActor = [Int](repeating: 0, count: actorCount)
@@ -694,7 +706,7 @@ extension Document {
             guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
             let actor = map[rawActor]
             let seq = try seqColumn.count(max: Int(Int32.max))
-            let start = prevStart + (try startColumn.delta())
+            let start = prevStart &+ (try startColumn.delta())
             let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
             let time = prevTime &+ (try timeColumn.sleb())
             switch try messageColumn.byte() {
@@ -710,22 +722,25 @@ extension Document {
                 dependencies.append(i - back)
                 isDependency[i - back] = true
             }
+            guard dependencies.count <= Int(Int32.max) else { throw CRDTError(.tooLarge, "too many dependencies") }
             let a = Int(actor)
-            guard seq == seqOfActor[a] + 1, start >= 1 else { throw CRDTError(.malformed, "change sequence out of order") }
+            guard seq == seqOfActor[a] + 1, start >= 1, start <= ChangeCoding.maxOpCount else {
+                throw CRDTError(.malformed, "change sequence out of order")
+            }
             if lastOfActor[a] >= 0, start <= lastMaxOfActor[a] { throw CRDTError(.malformed, "op counters overlap") }
             let header = LoadedHistory.Header(
-                actor: actor, seq: seq, startOp: start, opCount: opCount, time: time,
+                actor: actor, seq: Int32(seq), startOp: start, opCount: opCount, time: time,
                 dependencyStart: Int32(depStart), dependencyEnd: Int32(dependencies.count))
             headers.append(header)
             seqOfActor[a] = seq
             lastOfActor[a] = i
             lastMaxOfActor[a] = header.maxOp
-            changeRanges.append(actor: actor, startOp: start, maxOp: header.maxOp, record: i)
             maxCounter = max(maxCounter, header.maxOp)
             declaredOps += opCount
             prevStart = start
             prevTime = time
         }
+        let changeRanges = ChangeRanges(actorCount: actorCount, changes: headers.indices) { (headers[$0].actor, headers[$0].startOp, headers[$0].maxOp) }
         history.headers = headers
         history.dependencies = dependencies
         return DecodedHeaders(
@@ -754,20 +769,20 @@ extension Document {
         let visibleBytes = visibleFirst && s.isText ? try r.count(max: budget) : 0
         let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
         guard n <= cols[2].remaining else { throw CRDTError(.malformed, "span count exceeds data") }
+        // Number columns decoded one at a time in tight loops, then checked together.
+        var actorColumn = cols[0], counterColumn = cols[1], lengthColumn = cols[2], flagColumn = cols[3]
+        let rawActors = try actorColumn.counts(n, max: Int(Int32.max))
+        let counterDeltas = try counterColumn.slebs(n)
+        let lengths = try lengthColumn.counts(n, max: ChangeCoding.maxOpCount)
+        let flags = Array(try flagColumn.bytes(n))
         var actorsCol = [Int32](repeating: 0, count: n)
         var counters = [Int](repeating: 0, count: n)
-        var lengths = [Int](repeating: 0, count: n)
-        var flags = [UInt8](repeating: 0, count: n)
         var prev = 0
-        // The hot loops read columns held in locals, not through the array.
-        var actorColumn = cols[0], counterColumn = cols[1], lengthColumn = cols[2], flagColumn = cols[3]
         for i in 0..<n {
-            actorsCol[i] = try actorRef(try actorColumn.count(max: Int(Int32.max)))
-            counters[i] = prev + (try counterColumn.delta())
-            lengths[i] = try lengthColumn.count(max: ChangeCoding.maxOpCount)
-            guard counters[i] >= 1, lengths[i] >= 1 else { throw CRDTError(.malformed, "bad span") }
+            actorsCol[i] = try actorRef(rawActors[i])
+            counters[i] = prev &+ Int(truncatingIfNeeded: counterDeltas[i])
+            guard (1...ChangeCoding.maxOpCount).contains(counters[i]), lengths[i] >= 1 else { throw CRDTError(.malformed, "bad span") }
             prev = counters[i] + lengths[i]
-            flags[i] = try flagColumn.byte()
             guard flags[i] <= 3 else { throw CRDTError(.malformed, "bad origin flags") }
         }
         let inferredLeft = OriginInference.left(counters: counters, lengths: lengths, actors: actorsCol)
@@ -872,8 +887,7 @@ extension Document {
     func materializeInserts() {
         guard !insertsMissing.isEmpty else { return }
         // Loaded changes come in application order, so each actor's are in counter order.
-        var ranges = ChangeRanges(actorCount: actors.count)
-        for i in insertsMissing { ranges.append(actor: records[i].actor, startOp: records[i].startOp, maxOp: records[i].maxOp, record: i) }
+        let ranges = ChangeRanges(actorCount: actors.count, changes: insertsMissing) { (records[$0].actor, records[$0].startOp, records[$0].maxOp) }
         var hints = [Int](repeating: 0, count: actors.count)
         func recordOf(_ actor: Int32, _ counter: Int) -> Int? {
             ranges.locate(actor: actor, counter: counter, hint: &hints[Int(actor)])?.record

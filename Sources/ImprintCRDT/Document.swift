@@ -14,6 +14,8 @@ public final class Document {
     var actors: [ActorID] = []
     var actorIndex: [ActorID: Int32] = [:]
     var selfActor: Int32 = 0
+    /// The actor `internalID` found last (an index into `actors`; checked before use).
+    var lastLookedUpActor: Int32 = 0
 
     /// Every object by id. A document opened by `load` whose history is not decoded yet
     /// (``DeferredLoad``) decodes and validates it on first access of this or any other
@@ -46,14 +48,17 @@ public final class Document {
     /// Every change, dependencies first. After a load they are built on first use from
     /// `loadedHistory` (see ``LoadedHistory``).
     var records: [ChangeRecord] {
+        // (Once the deferred part is decoded, the stored history is read directly: every
+        // access through an accessor costs a dynamic exclusivity check, and edits read
+        // `records` several times each.)
         _read {
             if deferredLoad != nil { completeDeferredLoad() }
-            if loadedHistory != nil { materializeHistory() }
+            if storedLoadedHistory != nil { materializeHistory() }
             yield storedRecords
         }
         _modify {
             if deferredLoad != nil { completeDeferredLoad() }
-            if loadedHistory != nil { materializeHistory() }
+            if storedLoadedHistory != nil { materializeHistory() }
             yield &storedRecords
         }
     }
@@ -72,7 +77,7 @@ public final class Document {
     /// The number of changes, without building records that are still only loaded.
     var recordCount: Int {
         if deferredLoad != nil { completeDeferredLoad() }
-        return loadedHistory?.count ?? storedRecords.count
+        return storedLoadedHistory?.count ?? storedRecords.count
     }
 
     private func materializeHistory() {
@@ -220,7 +225,12 @@ public final class Document {
 
     func internalID(_ o: ObjectID) throws -> OpID {
         guard let a = o.actor else { return .root }
+        // Edits name the same object over and over: try the actor found last before hashing.
+        // Actors are unique in the table, so a match is the right index whatever happened since.
+        let last = Int(lastLookedUpActor)
+        if last < actors.count, actors[last] == a { return OpID(counter: o.counter, actor: lastLookedUpActor) }
         guard let i = actorIndex[a] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        lastLookedUpActor = i
         return OpID(counter: o.counter, actor: i)
     }
 
@@ -231,7 +241,8 @@ public final class Document {
     func state(_ o: ObjectID) throws -> (OpID, ObjectState) {
         try completeLoad()
         let id = try internalID(o)
-        guard let s = objects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
+        // Complete now (`completeLoad`): the objects are read without the accessor's check.
+        guard let s = storedObjects[id] else { throw CRDTError(.noSuchObject, "no object \(o)") }
         return (id, s)
     }
 

@@ -9,7 +9,8 @@
 struct LoadedHistory {
     struct Header {
         var actor: Int32
-        var seq: Int
+        /// At most `Int32.max` (checked when decoded); 40 bytes a header, not 48.
+        var seq: Int32
         var startOp: Int
         var opCount: Int
         var time: Int64
@@ -24,8 +25,21 @@ struct LoadedHistory {
     var dependencies: [Int] = []
     /// Messages by change index (most changes have none).
     var messages: [Int: String] = [:]
-    /// Map, remove and mark ops with the index of the change they belong to.
+    /// Map and mark ops with the index of the change they belong to.
     var ops: [(record: Int, op: Op)] = []
+    /// Remove ops, kept as plain values (no reference counting to copy or free them).
+    var removes: [Remove] = []
+
+    /// A remove op (`Op.Action.remove`) and the index of the change it belongs to.
+    struct Remove {
+        var record: Int
+        var id: OpID
+        var obj: OpID
+        var target: OpID
+        var count: Int
+
+        var op: Op { Op(id: id, obj: obj, action: .remove(target: target, count: count)) }
+    }
 
     var count: Int { headers.count }
 
@@ -36,10 +50,11 @@ struct LoadedHistory {
         records.reserveCapacity(headers.count)
         for (i, h) in headers.enumerated() {
             records.append(ChangeRecord(
-                actor: h.actor, seq: h.seq, startOp: h.startOp, opCount: h.opCount, time: h.time,
+                actor: h.actor, seq: Int(h.seq), startOp: h.startOp, opCount: h.opCount, time: h.time,
                 message: messages[i], deps: Array(dependencies[Int(h.dependencyStart)..<Int(h.dependencyEnd)]), ops: []))
         }
         for (r, op) in ops { records[r].ops.append(op) }
+        for remove in removes { records[remove.record].ops.append(remove.op) }
         return records
     }
 }

@@ -6,13 +6,15 @@
 /// checksum could break any of these and the document would still read fine, but hand out
 /// changes no replica could apply).
 struct OpClaims {
-    /// One row of `maxCounter + 1` slots per actor with changes, per counter: 0 unclaimed,
-    /// `k > 0` an item of sequence `k`, -1 another op, `outside` a counter no change holds.
+    /// One row per actor with changes, covering the counters from its first change's
+    /// `startOp` to its last change's `maxOp`; per counter: 0 unclaimed, `k > 0` an item of
+    /// sequence `k`, -1 another op, `outside` a counter no change holds.
     private var slots: [Int32]
-    /// Per actor, the start of its row in `slots` (-1: the actor has no changes).
-    private let rowStart: [Int]
-
-    private let maxCounter: Int
+    /// Per actor, where counter `c` of its row is: `slots[rowBase[actor] + c]`, for `c` in
+    /// `rowFirst[actor] ... rowLast[actor]` (an empty range for an actor without changes).
+    private let rowBase: [Int]
+    private let rowFirst: [Int]
+    private let rowLast: [Int]
 
     /// How many counters have been claimed, in all.
     private(set) var claimedCount = 0
@@ -21,39 +23,49 @@ struct OpClaims {
     /// The owner of counters that no change holds (they cannot be claimed).
     static let outside = Int32.min
 
-    /// Claims may only take counters of `changes` (each `startOp ... maxOp` of its actor);
-    /// every other counter reads as `outside`. With no two claims on one counter,
+    /// Claims may only take counters of the changes in `ranges` (each `startOp ... maxOp` of
+    /// its actor); every other counter reads as `outside`. With no two claims on one counter,
     /// `claimedCount` then equals the changes' total op count exactly when every counter of
     /// every change is claimed once.
-    /// - Parameters:
-    ///   - actorCount: actors are `0..<actorCount`.
-    ///   - maxCounter: the largest counter any change holds.
-    init(actorCount: Int, maxCounter: Int, changes: [LoadedHistory.Header]) {
-        self.maxCounter = maxCounter
-        var rows = [Int](repeating: -1, count: actorCount)
-        var rowCount = 0
-        for h in changes where h.actor >= 0 && Int(h.actor) < actorCount && rows[Int(h.actor)] < 0 {
-            rows[Int(h.actor)] = rowCount * (maxCounter + 1)
-            rowCount += 1
+    init(_ ranges: ChangeRanges) {
+        // Each actor's row spans its smallest to its largest counter (not every counter of
+        // the document: an actor with a few changes costs a few slots). Ranges come grouped
+        // by actor in ascending order, so the bounds are each actor's first and last.
+        let actorCount = ranges.actorCount
+        var first = [Int](repeating: 1, count: actorCount)
+        var last = [Int](repeating: 0, count: actorCount)
+        var seen = [Bool](repeating: false, count: actorCount)
+        ranges.forEachRange { a, start, end in
+            guard start >= 1, start <= end else { return }
+            if !seen[a] { (seen[a], first[a]) = (true, start) }
+            last[a] = max(last[a], end)
         }
-        rowStart = rows
-        slots = [Int32](repeating: OpClaims.outside, count: rowCount * (maxCounter + 1))
+        var base = [Int](repeating: 0, count: actorCount)
+        var total = 0
+        for a in 0..<actorCount where seen[a] {
+            base[a] = total - first[a]
+            total += last[a] - first[a] + 1
+        }
+        rowBase = base
+        rowFirst = first
+        rowLast = last
+        var slots = [Int32](repeating: OpClaims.outside, count: total)
         slots.withUnsafeMutableBufferPointer { s in
-            rows.withUnsafeBufferPointer { rows in
-                for h in changes where h.actor >= 0 && Int(h.actor) < actorCount && h.opCount > 0
-                    && h.startOp >= 1 && h.maxOp <= maxCounter {
-                    (s.baseAddress! + rows[Int(h.actor)] + h.startOp).update(repeating: 0, count: h.opCount)
-                }
+            ranges.forEachRange { a, start, end in
+                guard start >= 1, start <= end else { return }
+                (s.baseAddress! + base[a] + start).update(repeating: 0, count: end - start + 1)
             }
         }
+        self.slots = slots
     }
 
     /// Claims counters `start ..< start + count` of `actor` for `owner` (a sequence number
     /// `> 0`, or `otherOp`); false if one was claimed already or lies outside every change.
     mutating func claim(actor: Int32, start: Int, count: Int, for owner: Int32) -> Bool {
-        guard actor >= 0, Int(actor) < rowStart.count, start >= 1, count >= 0, start + count - 1 <= maxCounter else { return false }
-        let row = rowStart[Int(actor)]
-        guard row >= 0 else { return false }
+        guard actor >= 0, Int(actor) < rowBase.count, count >= 0 else { return false }
+        let a = Int(actor)
+        guard start >= rowFirst[a], start <= rowLast[a] - count + 1 else { return false }
+        let row = rowBase[a]
         let ok = slots.withUnsafeMutableBufferPointer { s in
             for c in (row + start)..<(row + start + count) {
                 guard s[c] == 0 else { return false }
@@ -65,10 +77,12 @@ struct OpClaims {
         return ok
     }
 
-    /// Who claimed counter `counter` of `actor` (0 if nobody, `outside` if no change holds it).
+    /// Who claimed counter `counter` of `actor` (0 if nobody or `counter < 1`, `outside` if no
+    /// change holds it).
     func owner(actor: Int32, counter: Int) -> Int32 {
-        guard actor >= 0, Int(actor) < rowStart.count, counter >= 1, counter <= maxCounter else { return 0 }
-        let row = rowStart[Int(actor)]
-        return row < 0 ? OpClaims.outside : slots[row + counter]
+        guard actor >= 0, Int(actor) < rowBase.count else { return 0 }
+        let a = Int(actor)
+        guard counter >= rowFirst[a], counter <= rowLast[a] else { return counter >= 1 ? OpClaims.outside : 0 }
+        return slots[rowBase[a] + counter]
     }
 }

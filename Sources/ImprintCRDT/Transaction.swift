@@ -163,9 +163,10 @@ extension Document {
             if let u = currentUndo, !u.steps.isEmpty {
                 undoStack.append(u)
                 // Only the most recent `undoLimit` entries can be undone; the array is trimmed
-                // in batches to stay O(1) amortized.
+                // once the forgotten ones outnumber them (at most twice the limit is kept), so
+                // each transaction moves O(1) entries amortized.
                 undoFloor = max(undoFloor, undoStack.count - max(0, undoLimit))
-                if undoFloor > 64 {
+                if undoFloor > max(64, undoLimit) {
                     undoStack.removeFirst(undoFloor)
                     undoFloor = 0
                 }
@@ -188,8 +189,9 @@ extension Document {
     /// Reserves counters for a local op, opening (or reusing) the current change.
     func nextOpID(width: Int) -> OpID {
         ensureLocalRecord()
-        let id = OpID(counter: maxCounter + 1, actor: selfActor)
-        maxCounter += width
+        // `ensureLocalRecord` read the history, so the load is complete: no accessor needed.
+        let id = OpID(counter: storedMaxCounter + 1, actor: selfActor)
+        storedMaxCounter += width
         return id
     }
 
@@ -208,7 +210,7 @@ extension Document {
         if txnHasChange { return }
         txnHasChange = true
         if let o = openRecord, txnMessage == nil, coalescesLocalChanges, records[o].actor == selfActor,
-            heads == [o]
+            heads.count == 1, heads.contains(o)
         {
             openRecordCandidate = o
             return
