@@ -29,6 +29,14 @@ extension SyncSuites {
         }
     }
 
+    /// Waits up to 30 s until `tap` holds at least `count` previews.
+    static func waitForPreviews(_ tap: PreviewTapDeliveryService.Tap, count: Int) async throws -> [SendEphemeralInput] {
+        for _ in 0..<3000 where tap.previews.count < count { try await Task.sleep(for: .milliseconds(10)) }
+        let previews = tap.previews
+        try #require(previews.count >= count, "\(previews.count) previews sent, \(count) expected")
+        return previews
+    }
+
     /// Reads `view` until the text it describes has grown by `count` characters, or throws
     /// after 30 s.
     static func waitForGrowth(_ view: AsyncStream<PatchBatch>, by count: Int) async throws {
@@ -49,7 +57,7 @@ extension SyncSuites {
         }
     }
 
-    @Test(arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func anEditShowsBeforeItsDurableSendFinishes(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
             let alice = try await server.person("alice"), bob = try await server.person("bob")
@@ -92,7 +100,7 @@ extension SyncSuites {
     /// sent by whom the Delivery Service says, opening and verifying, is merged; each other
     /// is counted as dropped. A preview whose key the durable copy has since consumed is
     /// dropped too.
-    @Test func forgedDamagedAndOtherEpochPreviewsAreDropped() async throws {
+    @Test(.timeLimit(.minutes(3))) func forgedDamagedAndOtherEpochPreviewsAreDropped() async throws {
         try await SyncTestServer.with(.sqlite) { server in
             let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
             try alice.createBundle(text: "Hello")
@@ -107,12 +115,7 @@ extension SyncSuites {
             try await aliceDoc.edit { try $0.insert("!", at: 5) }
             let pushed = try await aliceDoc.push()
             // The preview leaves beside the durable send: wait for it.
-            var waited = 0
-            while tapped.tap.previews.isEmpty && waited < 300 {
-                try await Task.sleep(for: .milliseconds(10))
-                waited += 1
-            }
-            let preview = try #require(tapped.tap.previews.first)
+            let preview = try await Self.waitForPreviews(tapped.tap, count: 1)[0]
             let convo = aliceBase.convoId
             func message(_ data: Data = preview.data, from sender: String? = nil, epoch: Int = preview.epoch,
                          kind: String? = EphemeralKind.preview) -> EphemeralMessage {
@@ -143,8 +146,7 @@ extension SyncSuites {
             // After a commit Bob has processed, Alice's old-epoch previews are dropped.
             try await aliceDoc.edit { try $0.insert("?", at: 6) }
             _ = try await aliceDoc.push()
-            while tapped.tap.previews.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
-            let older = tapped.tap.previews[1]
+            let older = try await Self.waitForPreviews(tapped.tap, count: 2)[1]
             try await aliceDoc.remove(carol.did)
             _ = try await bobDoc.pull()
             #expect(await bobDoc.applyPreview(message(older.data, epoch: older.epoch)) == false)
@@ -155,7 +157,7 @@ extension SyncSuites {
 
     /// A member's push leaves out changes it holds only from another member's preview (their
     /// author is delivering them) and still sends its own.
-    @Test func previewedChangesAreLeftToTheirAuthor() async throws {
+    @Test(.timeLimit(.minutes(3))) func previewedChangesAreLeftToTheirAuthor() async throws {
         try await SyncTestServer.with(.sqlite) { server in
             let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
             try alice.createBundle(text: "abc")
@@ -169,8 +171,7 @@ extension SyncSuites {
                                                          account: alice.account.with(delivery: tapped))
             try await aliceDoc.edit { try $0.insert("A", at: 3) }
             _ = try await aliceDoc.push()
-            while tapped.tap.previews.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            let preview = try #require(tapped.tap.previews.first)
+            let preview = try await Self.waitForPreviews(tapped.tap, count: 1)[0]
             #expect(await bobDoc.applyPreview(EphemeralMessage(convoId: aliceBase.convoId, sender: alice.did, epoch: preview.epoch,
                                                               data: preview.data, kind: preview.kind)))
             try await bobDoc.edit { try $0.insert("B", at: 0) }
