@@ -174,23 +174,6 @@ extension Document {
         }
     }
 
-    /// Deletes the items `target ..< target+count` of text `s` one run of adjacent ids at a
-    /// time, logging a `remove` patch (its position counted just before it) for each run that
-    /// was still visible.
-    private func removeLoggingPatches(_ target: OpID, count: Int, in s: SequenceState, obj: ObjectID) throws {
-        var c = target.counter
-        let end = target.counter + count
-        while c < end {
-            let id = OpID(counter: c, actor: target.actor)
-            guard let loc = s.locate(id) else { throw CRDTError(.malformed, "delete of unknown item \(c)") }
-            let span = loc.leaf.spans[loc.span]
-            let n = min(end - c, span.length - loc.offset)
-            if !span.deleted { remotePatches?.patches.append(.remove(obj: obj, index: s.visibleIndex(of: loc), count: n)) }
-            try s.deleteByID(id, count: n)
-            c += n
-        }
-    }
-
     /// Applies one validated remote op to the state.
     func applyRemote(_ op: Op) throws {
         guard let st = objects[op.obj] else { throw CRDTError(.malformed, "op on unknown object") }
@@ -243,7 +226,10 @@ extension Document {
             createObjectIfNeeded(op.id, v)
         case (.remove(let t, let n), .sequence(let s)):
             if remotePatches != nil, s.isText, s.marks.isEmpty {
-                try removeLoggingPatches(t, count: n, in: s, obj: publicID(op.obj))
+                let obj = publicID(op.obj)
+                try s.deleteByID(t, count: n) { index, count in
+                    self.remotePatches?.patches.append(.remove(obj: obj, index: index, count: count))
+                }
             } else {
                 if remotePatches != nil { remotePatches?.needsDiff = true }
                 try s.deleteByID(t, count: n)

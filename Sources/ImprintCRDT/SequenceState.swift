@@ -404,19 +404,23 @@ final class SequenceState {
     // MARK: Remote edits
 
     /// Deletes items `target ..< target+count` by id. Items already deleted stay deleted.
-    func deleteByID(_ target: OpID, count: Int) throws {
+    /// `report`, if given, hears each run of them that was visible, as (its visible index
+    /// just before the run is deleted, its length), in the order they go.
+    func deleteByID(_ target: OpID, count: Int, _ report: ((Int, Int) -> Void)? = nil) throws {
         var c = target.counter
         let end = target.counter + count
         while c < end {
             guard let loc = locate(OpID(counter: c, actor: target.actor)) else {
                 throw CRDTError(.malformed, "delete of unknown item \(c)")
             }
+            let index = report == nil ? 0 : visibleIndex(of: loc)
             let leaf = loc.leaf
             let si = split(leaf, loc.span, at: loc.offset)
             let s = leaf.spans[si]
             let n = min(end - c, s.length)
             split(leaf, si, at: n)
             if !s.deleted {
+                report?(index, n)
                 leaf.spans[si].deleted = true
                 leaf.visible -= n
                 visibleCount -= n

@@ -70,37 +70,17 @@ extension SharedDocument {
     /// is dropped changes nothing, and its message still arrives through the durable path.
     @discardableResult
     func applyPreview(_ message: EphemeralMessage) -> Bool {
-        guard message.effectiveKind == EphemeralKind.preview, message.convoId == convoId, message.sender != did,
-              state.endedReason == nil, UInt64(exactly: message.epoch) == group.epoch,
-              message.data.count <= max(account.options.previewMaximumBytes, 4096) else {
-            previewsDropped += 1
-            return false
-        }
         do {
-            guard case let .privateMessage(framed) = try MLSMessage(tlsBytes: Array(message.data)),
-                  framed.groupID == group.groupID, framed.epoch == group.epoch, framed.authenticatedData == authenticatorTag else {
+            guard let changes = try openPreview(message) else {
                 previewsDropped += 1
                 return false
             }
-            var scratch = group  // the keys this derives are dropped with it
-            guard case let .application(data, sender, _) = try scratch.process(.privateMessage(framed)),
-                  let member = group.members.first(where: { $0.leafIndex == sender }),
-                  try MemberCredential.did(of: member.credential, signatureKey: member.signatureKey) == message.sender else {
-                previewsDropped += 1
-                return false
-            }
-            let payload = try SyncPayload(decoding: data)
-            guard payload.kind == .changes else {
-                previewsDropped += 1
-                return false
-            }
-            let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
             // Only what is new here is another member's to deliver: a change this member
             // already had (its own, resent by someone else) stays this member's to send.
             let new = changes.filter { !bundle.document.contains($0.hash) }
             try bundle.document.apply(changes)
+            prunePreviewed()
             let now = ContinuousClock.now
-            previewed = previewed.filter { now - $0.value < Self.previewGrace }
             for change in new { previewed[change.hash] = now }
             previewsApplied += 1
             return true
@@ -112,12 +92,38 @@ extension SharedDocument {
         }
     }
 
+    /// The changes of `message` if it is a preview this member may merge now (see the rules
+    /// above), nil if it is not; throws if it does not open or decode.
+    private func openPreview(_ message: EphemeralMessage) throws -> [Change]? {
+        guard message.effectiveKind == EphemeralKind.preview, message.convoId == convoId, message.sender != did,
+              state.endedReason == nil, UInt64(exactly: message.epoch) == group.epoch,
+              message.data.count <= max(account.options.previewMaximumBytes, 4096),
+              case let .privateMessage(framed) = try MLSMessage(tlsBytes: Array(message.data)),
+              framed.groupID == group.groupID, framed.epoch == group.epoch, framed.authenticatedData == authenticatorTag else {
+            return nil
+        }
+        var scratch = group  // the keys this derives are dropped with it
+        guard case let .application(data, sender, _) = try scratch.process(.privateMessage(framed)),
+              let member = group.members.first(where: { $0.leafIndex == sender }),
+              try MemberCredential.did(of: member.credential, signatureKey: member.signatureKey) == message.sender else {
+            return nil
+        }
+        let payload = try SyncPayload(decoding: data)
+        guard payload.kind == .changes else { return nil }
+        return try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
+    }
+
+    /// Forgets previewed changes older than `previewGrace`.
+    private func prunePreviewed() {
+        let now = ContinuousClock.now
+        previewed = previewed.filter { now - $0.value < Self.previewGrace }
+    }
+
     /// The changes of `unsent` that this member should send: all but those it holds only
     /// from another member's recent preview (their author delivers them).
     func excludingPreviewed(_ unsent: [Change]) -> [Change] {
         guard !previewed.isEmpty else { return unsent }
-        let now = ContinuousClock.now
-        previewed = previewed.filter { now - $0.value < Self.previewGrace }
+        prunePreviewed()
         return unsent.filter { previewed[$0.hash] == nil }
     }
 }
