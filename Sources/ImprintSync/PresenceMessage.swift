@@ -29,49 +29,33 @@ public struct PresenceUpdate: Sendable, Hashable {
     }
 }
 
-/// The wire form of a presence update: sealed with a key of the current epoch, signed by the
-/// sender's identity, relayed by the Delivery Service (`sendEphemeral`) and stored nowhere.
+/// The wire form of a presence update: sealed for the current epoch's members and signed by
+/// the sender's identity (``EpochSeal``, which says why this is not an MLS message), relayed by
+/// the Delivery Service (`sendEphemeral`) and stored nowhere.
 ///
-/// Not an MLS PrivateMessage on purpose: a PrivateMessage consumes a generation of the
-/// sender's ratchet, which would have to be committed to the key store (an fsync) for every
-/// caret move on the sender and every receiver, and would interleave with the generations of
-/// the document's own messages. Instead:
-/// - key: the MLS exporter of the current epoch, label `imprint presence`, context the convo
-///   id (only the epoch's members can derive it; it changes with every commit, so a removed
-///   member reads no presence after its removal);
-/// - sealed: AES-256-GCM, a random 96-bit nonce, associated data `"IPR1" ‖ convo ‖ epoch`;
-///   on the wire `nonce ‖ ciphertext ‖ tag`, the plaintext zero-padded to 256 bytes;
+/// - key: exporter label `imprint presence`; associated data and plaintext start `"IPR1"`;
 /// - plaintext (TLS presentation language): `"IPR1"`, `opaque did<V>`, `uint8 active`,
 ///   `optional<opaque cursor<V>>` twice (caret, selection end; the engine's binary cursors),
 ///   `uint64 sent_at_ms`, then `opaque signature<V>`: Ed25519 by the DID's key over
-///   `"imprint presence v1" ‖ opaque convo<V> ‖ uint64 epoch ‖` everything before it. The
-///   exporter key is shared by every member, so the signature is what stops one member from
-///   speaking for another.
+///   `"imprint presence v1" ‖ opaque convo<V> ‖ uint64 epoch ‖` everything before it; zeros
+///   to 256 bytes.
 struct PresenceMessage {
-    static let label: [UInt8] = Array("IPR1".utf8)
-    static let signatureContext: [UInt8] = Array("imprint presence v1".utf8)
+    static let box = EpochSeal(exporterLabel: "imprint presence", label: Array("IPR1".utf8),
+                               signatureContext: Array("imprint presence v1".utf8), name: "presence message")
     static let paddedBytes = 256
-
-    /// The epoch's presence key.
-    static func key(group: MLSGroup, convoId: String) throws -> SymmetricKey {
-        SymmetricKey(data: try group.exportSecret(label: "imprint presence", context: Array(convoId.utf8), length: 32))
-    }
 
     static func seal(_ update: PresenceUpdate, signingKey: Curve25519.Signing.PrivateKey, group: MLSGroup, convoId: String) throws -> [UInt8] {
         var w = TLSWriter(capacity: 256)
-        w.writeBytes(label)
+        w.writeBytes(box.label)
         w.writeOpaque(Array(update.did.utf8))
         w.writeUInt8(update.isActive ? 1 : 0)
         w.writeOptional(update.cursor) { w, cursor in w.writeOpaque(cursor.bytes) }
         w.writeOptional(update.selectionEnd) { w, cursor in w.writeOpaque(cursor.bytes) }
         w.writeUInt64(UInt64(max(0, update.sentAt.timeIntervalSince1970 * 1000)))
-        let signature = try signingKey.signature(for: signedBytes(w.bytes, convoId: convoId, epoch: group.epoch))
-        w.writeOpaque(Array(signature))
+        w.writeOpaque(try box.sign(w.bytes, signingKey: signingKey, convoId: convoId, epoch: group.epoch))
         var plaintext = w.bytes
         plaintext.append(contentsOf: repeatElement(0, count: max(0, paddedBytes - plaintext.count)))
-        let box = try AES.GCM.seal(plaintext, using: key(group: group, convoId: convoId), nonce: AES.GCM.Nonce(),
-                                   authenticating: associatedData(convoId: convoId, epoch: group.epoch))
-        return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        return try box.seal(plaintext, group: group, convoId: convoId)
     }
 
     /// Opens a relayed message of `sender` (the Delivery Service's authenticated sender) sent
@@ -81,18 +65,10 @@ struct PresenceMessage {
         guard data.count >= 12 + 16 + paddedBytes, data.count <= 4096 else {
             throw SyncError(.invalidPayload, "a presence message of \(data.count) bytes")
         }
-        let plaintext: [UInt8]
-        do {
-            let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: data.prefix(12)), ciphertext: data.dropFirst(12).dropLast(16),
-                                            tag: data.suffix(16))
-            plaintext = Array(try AES.GCM.open(box, using: key(group: group, convoId: convoId),
-                                               authenticating: associatedData(convoId: convoId, epoch: group.epoch)))
-        } catch {
-            throw SyncError(.invalidPayload, "a presence message from \(sender) does not open in epoch \(group.epoch)")
-        }
+        let plaintext = try box.open(data, sender: sender, group: group, convoId: convoId)
         do {
             var r = TLSReader(plaintext)
-            guard try r.readBytes(4) == label else { throw SyncError(.invalidPayload, "not a presence message") }
+            guard try r.readBytes(4) == box.label else { throw SyncError(.invalidPayload, "not a presence message") }
             guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "presence DID is not UTF-8") }
             let active = try r.readUInt8()
             let cursor = try r.readOptional { try Cursor(bytes: try $0.readOpaque()) }
@@ -103,14 +79,7 @@ struct PresenceMessage {
             guard try r.readBytes(r.remaining).allSatisfy({ $0 == 0 }), active <= 1 else {
                 throw SyncError(.invalidPayload, "a presence message with trailing bytes")
             }
-            guard did == sender else { throw SyncError(.invalidPayload, "a presence message of \(did) relayed as \(sender)'s") }
-            guard try MemberCredential.roster(of: group).values.contains(did) else {
-                throw SyncError(.invalidPayload, "a presence message of \(did), who is not in the group")
-            }
-            let key = try DIDKey(did: did)
-            guard key.publicKey.isValidSignature(signature, for: signedBytes(signed, convoId: convoId, epoch: group.epoch)) else {
-                throw SyncError(.invalidPayload, "a presence message of \(did) whose signature does not verify")
-            }
+            try box.verify(signature, of: signed, did: did, sender: sender, group: group, convoId: convoId)
             return PresenceUpdate(did: did, isActive: active == 1, cursor: cursor, selectionEnd: selectionEnd,
                                   sentAt: Date(timeIntervalSince1970: Double(min(sentAt, 1 << 52)) / 1000))
         } catch let error as SyncError {
@@ -118,22 +87,5 @@ struct PresenceMessage {
         } catch {
             throw SyncError(.invalidPayload, "a malformed presence message from \(sender): \(error)")
         }
-    }
-
-    private static func signedBytes(_ body: [UInt8], convoId: String, epoch: UInt64) -> [UInt8] {
-        var w = TLSWriter(capacity: body.count + 64)
-        w.writeBytes(signatureContext)
-        w.writeOpaque(Array(convoId.utf8))
-        w.writeUInt64(epoch)
-        w.writeBytes(body)
-        return w.bytes
-    }
-
-    private static func associatedData(convoId: String, epoch: UInt64) -> [UInt8] {
-        var w = TLSWriter(capacity: 64)
-        w.writeBytes(label)
-        w.writeBytes(Array(convoId.utf8))
-        w.writeUInt64(epoch)
-        return w.bytes
     }
 }

@@ -5,28 +5,30 @@ import ImprintMLS
 
 /// Previews: a change set shown to the other members before its durable send has finished.
 ///
-/// The durable path (outbox fsync, `sendMessage`, the zone save, the receiver's fetch) is what
-/// makes an edit survive crashes and reach members who are offline; it costs several
-/// milliseconds on each side. A member who is watching the document (`live`) does not need to
-/// wait for it to *see* an edit. So, beside the durable send, the sender relays the very same
-/// MLS ciphertext as an ephemeral message of kind `preview` (the Delivery Service's
-/// `sendEphemeral`, v1.4: relayed to the members subscribed now, stored nowhere), and a
-/// receiver that is in the same epoch opens it and merges its changes into the document in
-/// memory, where the editor's view (`patches()`) shows them at once.
+/// The durable path (the edit's fsync, the outbox's, `sendMessage`, the zone save, the
+/// receiver's fetch) is what makes an edit survive crashes and reach members who are offline;
+/// it costs several milliseconds on each side. A member who is watching the document (`live`)
+/// does not need to wait for it to *see* an edit. So the moment an edit through ``edit(_:)``
+/// has made its change in memory, before the bundle writes it, the sender relays the change
+/// set as an ephemeral message of kind `preview` (the Delivery Service's `sendEphemeral`,
+/// v1.4: relayed to the members subscribed now, stored nowhere), and a receiver in the same
+/// epoch opens it and merges its changes into the document in memory, where the editor's view
+/// (`patches()`) shows them at once. Changes that reach the bundle another way (another
+/// process, a folder-sync tool) are previewed when they are pushed.
 ///
 /// Guarantees (docs/sync.md, "Previews"):
-/// - **Nothing durable depends on a preview.** A preview moves no cursor, consumes no key and
-///   writes nothing: it is decrypted on a copy of the group state, which is dropped. The
-///   sequenced copy of the same message is processed later exactly as without previews (its
-///   key consumed, its changes made durable, the cursor moved); the engine then finds the
-///   changes already merged and publishes no second patch.
-/// - **As authenticated as the durable message.** A preview is opened only in the member's
-///   current epoch, must carry the epoch's authenticator, must verify as MLS content of a
-///   member (signature and AEAD), and that member must be the sender the Delivery Service
-///   authenticated. Anything else is dropped and counted (``droppedPreviews``).
-/// - **The sender's nonce rule holds.** A preview is the ciphertext of a key already
-///   committed to the key store as used (`reservedSendingKeys`), so it may leave before the
-///   outbox is on disk; a crash then loses only the preview, and the changes go out again.
+/// - **Nothing durable depends on a preview.** A preview is sealed with a key of the epoch
+///   (``PreviewMessage``), not sent as an MLS message: it takes no generation of the sender's
+///   ratchet, moves no receiver's, consumes no key, moves no cursor and writes nothing. The
+///   changes' durable copy is encrypted and sent by the next push exactly as without previews;
+///   the receiver's engine then finds them already merged and publishes no second patch.
+/// - **As authenticated as the durable message.** A preview opens only with the key of the
+///   member's current epoch, and must be signed by a member whose DID is the sender the
+///   Delivery Service authenticated. Anything else is dropped and counted
+///   (``droppedPreviews``). A replay within the epoch merges changes already merged: nothing.
+/// - **A crash loses nothing.** A preview may leave before the edit is on the sender's disk;
+///   if the sender then crashes, the others hold a change the sender lost, and the next of
+///   them to push after ``previewGrace`` sends it (the sender gets its own edit back).
 /// - **Nobody's edits are lost to one.** Changes a member only previewed are not sent again
 ///   by that member for ``previewGrace`` (their author is delivering them); if their durable
 ///   copy has not arrived by then, the member's next push includes them.
@@ -36,6 +38,8 @@ extension SharedDocument {
     /// Previews of this member in flight at once; more are skipped (the durable path still
     /// delivers those changes).
     static let previewsInFlightLimit = 4
+    /// Changes remembered as previewed by this member (cleared as pushes deliver them).
+    static let relayedPreviewsLimit = 4096
 
     /// How many previews were merged since this object was opened.
     public var appliedPreviews: Int { previewsApplied }
@@ -44,17 +48,25 @@ extension SharedDocument {
 
     // MARK: Sending
 
-    /// Relays `ciphertext` (an application message of the current epoch) as a preview, off
-    /// the caller's path: the request runs beside the durable send, and its failure only
-    /// means the others see the edit when the durable copy arrives.
-    func sendPreview(_ ciphertext: [UInt8]) {
-        guard ciphertext.count <= account.options.previewMaximumBytes, previewsInFlight < Self.previewsInFlightLimit,
-              group.members.count > 1 else { return }
+    /// Relays `changes` (this member's, not yet pushed) as a preview, off the caller's path:
+    /// sealing takes tens of microseconds, the request runs beside whatever the caller does
+    /// next (the bundle's fsync, the durable send), and its failure only means the others see
+    /// the changes when their durable copy arrives. Skipped when previews are off
+    /// (`SyncOptions.previewMaximumBytes` 0), nobody else is in the group, the sealed
+    /// message would be larger than allowed, or too many are in flight.
+    func sendPreview(of changes: [Change]) {
+        guard !changes.isEmpty, account.options.previewMaximumBytes > 0, previewsInFlight < Self.previewsInFlightLimit,
+              group.members.count > 1, state.endedReason == nil, state.staleReason == nil,
+              let data = try? PreviewMessage.seal(changeSet: ChangeSet.encode(changes, level: 1), did: did,
+                                                  signingKey: account.identity.signingKey, group: group, convoId: convoId),
+              data.count <= account.options.previewMaximumBytes else { return }
+        if relayedPreviews.count + changes.count > Self.relayedPreviewsLimit { relayedPreviews = [] }
+        relayedPreviews.formUnion(changes.map(\.hash))
         previewsInFlight += 1
         let delivery = account.delivery
-        let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(ciphertext), kind: EphemeralKind.preview)
+        let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data), kind: EphemeralKind.preview)
         // Detached: an actor-isolated task would wait for this actor, which is busy with the
-        // outbox's fsync that the preview is meant to overtake.
+        // fsync that the preview is meant to overtake.
         Task.detached {
             try? await delivery.sendEphemeral(input)
             await self.previewSent()
@@ -62,6 +74,13 @@ extension SharedDocument {
     }
 
     func previewSent() { previewsInFlight -= 1 }
+
+    /// Previews the changes a push is about to send, unless this member already previewed
+    /// them all (an ``edit(_:)`` does as it edits); then forgets them as previewed.
+    func previewBeforePushing(_ unsent: [Change]) {
+        if !unsent.allSatisfy({ relayedPreviews.contains($0.hash) }) { sendPreview(of: unsent) }
+        relayedPreviews.subtract(unsent.map(\.hash))
+    }
 
     // MARK: Receiving
 
@@ -85,32 +104,23 @@ extension SharedDocument {
             previewsApplied += 1
             return true
         } catch {
-            // Already processed (its key consumed), malformed, or not this group's: the
-            // durable path decides what it is.
+            // Sealed for another epoch or group, forged, damaged, or its changes do not
+            // apply: the durable path decides what they are.
             previewsDropped += 1
             return false
         }
     }
 
     /// The changes of `message` if it is a preview this member may merge now (see the rules
-    /// above), nil if it is not; throws if it does not open or decode.
+    /// above), nil if it is not; throws if it does not open, verify or decode.
     private func openPreview(_ message: EphemeralMessage) throws -> [Change]? {
         guard message.effectiveKind == EphemeralKind.preview, message.convoId == convoId, message.sender != did,
               state.endedReason == nil, UInt64(exactly: message.epoch) == group.epoch,
-              message.data.count <= max(account.options.previewMaximumBytes, 4096),
-              case let .privateMessage(framed) = try MLSMessage(tlsBytes: Array(message.data)),
-              framed.groupID == group.groupID, framed.epoch == group.epoch, framed.authenticatedData == authenticatorTag else {
+              message.data.count <= max(account.options.previewMaximumBytes, 4096) else {
             return nil
         }
-        var scratch = group  // the keys this derives are dropped with it
-        guard case let .application(data, sender, _) = try scratch.process(.privateMessage(framed)),
-              let member = group.members.first(where: { $0.leafIndex == sender }),
-              try MemberCredential.did(of: member.credential, signatureKey: member.signatureKey) == message.sender else {
-            return nil
-        }
-        let payload = try SyncPayload(decoding: data)
-        guard payload.kind == .changes else { return nil }
-        return try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
+        return try PreviewMessage.open(Array(message.data), sender: message.sender, group: group, convoId: convoId,
+                                       maximumBytes: account.options.maximumPayloadBytes)
     }
 
     /// Forgets previewed changes older than `previewGrace`.

@@ -47,6 +47,7 @@ extension SharedDocument {
                 unsent += bundle.document.allChanges().filter { resend.contains($0.hash.hex) && !have.contains($0.hash) }
             }
             guard !unsent.isEmpty else { return PushReport(changes: 0, seq: nil, bytes: 0, assets: assets) }
+            previewBeforePushing(unsent)
             let (seq, size) = try await send(SyncPayload(kind: .changes, body: ChangeSet.encode(unsent)), heads: heads)
             if !state.resend.isEmpty {
                 state.resend = []
@@ -64,7 +65,6 @@ extension SharedDocument {
         defer { sendingKeys = keys }  // a key taken is spent, even if encrypting then failed
         let message = try group.encrypt(payload.encoded(), authenticatedData: authenticatorTag, using: &keys)
         let ciphertext = message.tlsBytes
-        if payload.kind == .changes { sendPreview(ciphertext) }
         var random = SystemRandomNumberGenerator()
         let outgoing = OutboxMessage(clientMessageId: Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }),
                                      convoId: convoId, epoch: group.epoch, hash: Hex.encode(SHA256.hash(data: ciphertext)),

@@ -83,6 +83,8 @@ public actor SharedDocument {
     /// Previews (`SharedDocument+Preview`): this member's in flight; the changes merged from
     /// the others' (with when), which this member leaves to their authors for a while; counts.
     var previewsInFlight = 0
+    /// This member's changes relayed as previews and not pushed yet.
+    var relayedPreviews: Set<ChangeHash> = []
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
@@ -282,9 +284,11 @@ public actor SharedDocument {
 }
 
 extension SharedDocument {
-    /// Edits the document through this member's open bundle: `body` runs on the bundle (each
-    /// `DocumentBundle` edit is durable in this device's log when it returns), alone with
-    /// respect to the other operations. Push to send.
+    /// Edits the document through this member's open bundle: `body` runs on the bundle, alone
+    /// with respect to the other operations, as one batch (`DocumentBundle.batch`): its edits
+    /// are durable in this device's log when this returns, written with one fsync. Push to
+    /// send. The members watching the document (`live`) see the edits before the fsync: they
+    /// are relayed to them as a preview the moment they are made (docs/sync.md, "Previews").
     ///
     /// ```swift
     /// try await doc.edit { try $0.insert("Hello", at: 0) }
@@ -293,7 +297,8 @@ extension SharedDocument {
     public func edit<T: Sendable>(_ body: @Sendable (DocumentBundle) throws -> T) async throws -> T {
         try await exclusive {
             try reloadBundleIfChanged()
-            return try writingToBundle { try body(bundle) }
+            // Relayed to the members watching before the bundle's fsync (docs/sync.md, "Previews").
+            return try writingToBundle { try bundle.batch { try body(bundle) } beforePersisting: { sendPreview(of: $0) } }
         }
     }
 }

@@ -35,6 +35,35 @@ import ImprintTestSupport
         #expect(try reopened.document.get(.root, "status")?.string == "draft")
     }
 
+    /// A batch's edits reach `beforePersisting` while the log does not hold them yet, are
+    /// durable when it returns, and are persisted also when the batch throws.
+    @Test func aBatchShowsItsChangesBeforeOneWrite() throws {
+        let temp = TemporaryDirectory()
+        let doc = try makeBundle(temp)
+        var seen: [Change] = []
+        var onDiskMeanwhile = ""
+        try doc.batch {
+            try doc.insert(" big", at: 5)
+            try doc.batch { try doc.insert(" world", at: 9) }  // part of the outer batch
+            try doc.set("status", to: "draft")
+        } beforePersisting: { changes in
+            seen = changes
+            onDiskMeanwhile = (try? DocumentBundle.open(at: temp.file("doc.imprint"), device: phone).text()) ?? "unreadable"
+        }
+        #expect(seen.count == 3, "one call, with the three changes")
+        #expect(onDiskMeanwhile == "hello")
+        #expect(try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone).text() == "hello big world")
+
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try doc.batch {
+                try doc.insert("!", at: 15)
+                throw Stop()
+            }
+        }
+        #expect(try DocumentBundle.open(at: temp.file("doc.imprint"), device: phone).text() == "hello big world!")
+    }
+
     @Test func sameDeviceOnTwoMachinesDoesNotCollide() throws {
         // A restored backup: two openings as the same device write concurrently; their logs
         // meet as a conflict copy and must merge (distinct session actors, no duplicate seq).

@@ -73,19 +73,18 @@ extension SyncSuites {
             let processedBefore = await bobDoc.status().processedSeq
             let view = await bobDoc.patches()
 
-            // Alice's durable send is stuck at sendMessage; her preview is not.
-            tapped.tap.hold()
+            // The edit is relayed as it is made: Bob sees it with no push under way.
             try await aliceDoc.edit { try $0.insert(" world", at: 5) }
-            let push = Task { try await aliceDoc.push() }
             try await Self.waitForGrowth(view, by: 6)
             #expect(try await bobDoc.text() == "Hello world")
             #expect(await bobDoc.status().processedSeq == processedBefore, "nothing durable moved for the preview")
             #expect(await bobDoc.appliedPreviews == 1)
             #expect(try bob.text() == "Hello", "the bundle on disk has not taken it yet")
 
-            // The durable copy arrives; the text does not change again, and it is on disk.
-            tapped.tap.release()
-            let report = try await push.value
+            // The push sends the durable copy and no second preview; the text does not change
+            // again, and it is on disk.
+            let report = try await aliceDoc.push()
+            #expect(tapped.tap.previews.count == 1, "the edit's preview covered the push")
             let seq = try #require(report.seq)
             while await bobDoc.status().processedSeq < seq {
                 _ = try #require(try await bobEvents.next())
@@ -93,13 +92,28 @@ extension SyncSuites {
             #expect(try await bobDoc.text() == "Hello world")
             #expect(try bob.text() == "Hello world")
             #expect(try await bobDoc.push().changes == 0, "Alice's change is not Bob's to send")
+
+            // An edit that reached the bundle another way (another process) is previewed by
+            // the push that sends it, before its durable send: held at sendMessage here.
+            try alice.edit { try $0.insert("!", at: 11) }
+            tapped.tap.hold()
+            let push = Task { try await aliceDoc.push() }
+            try await Self.waitForGrowth(view, by: 1)
+            #expect(try await bobDoc.text() == "Hello world!")
+            #expect(try bob.text() == "Hello world", "the durable copy is held")
+            tapped.tap.release()
+            let last = try #require(try await push.value.seq)
+            while await bobDoc.status().processedSeq < last {
+                _ = try #require(try await bobEvents.next())
+            }
+            #expect(try bob.text() == "Hello world!")
+            #expect(await bobDoc.appliedPreviews == 2)
         }
     }
 
-    /// Only a preview of a member, in the receiver's epoch, with the epoch's authenticator,
-    /// sent by whom the Delivery Service says, opening and verifying, is merged; each other
-    /// is counted as dropped. A preview whose key the durable copy has since consumed is
-    /// dropped too.
+    /// Only a preview sealed in the receiver's epoch, signed by a member who is the sender the
+    /// Delivery Service names, is merged; each other is counted as dropped. A replay merges
+    /// nothing new, before and after the durable copy.
     @Test(.timeLimit(.minutes(3))) func forgedDamagedAndOtherEpochPreviewsAreDropped() async throws {
         try await SyncTestServer.with(.sqlite) { server in
             let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
@@ -114,7 +128,7 @@ extension SyncSuites {
                                                          account: alice.account.with(delivery: tapped))
             try await aliceDoc.edit { try $0.insert("!", at: 5) }
             let pushed = try await aliceDoc.push()
-            // The preview leaves beside the durable send: wait for it.
+            // The preview leaves on a task of its own: wait for it.
             let preview = try await Self.waitForPreviews(tapped.tap, count: 1)[0]
             let convo = aliceBase.convoId
             func message(_ data: Data = preview.data, from sender: String? = nil, epoch: Int = preview.epoch,
@@ -128,7 +142,7 @@ extension SyncSuites {
             var flipped = preview.data
             flipped[flipped.count - 5] ^= 1
             #expect(await bobDoc.applyPreview(message(flipped)) == false, "damaged")
-            #expect(await bobDoc.applyPreview(message(Data([0, 1, 0, 2]))) == false, "not an MLS message")
+            #expect(await bobDoc.applyPreview(message(Data([0, 1, 0, 2]))) == false, "not a sealed preview")
             #expect(await bobDoc.droppedPreviews == 5)
             #expect(try await bobDoc.text() == "Hello")
 
@@ -137,11 +151,12 @@ extension SyncSuites {
             #expect(await bobDoc.applyPreview(message()) == true, "a repeat before the durable copy merges nothing new")
             #expect(try await bobDoc.text() == "Hello!")
 
-            // The durable copy consumes the key: the same preview no longer opens.
+            // After the durable copy, a replay still merges nothing new.
             let pulled = try await bobDoc.pull()
             #expect(pulled.seq >= (pushed.seq ?? .max))
-            #expect(await bobDoc.applyPreview(message()) == false)
+            #expect(await bobDoc.applyPreview(message()) == true)
             #expect(try await bobDoc.text() == "Hello!")
+            #expect(try await bobDoc.push().changes == 0)
 
             // After a commit Bob has processed, Alice's old-epoch previews are dropped.
             try await aliceDoc.edit { try $0.insert("?", at: 6) }
@@ -150,7 +165,7 @@ extension SyncSuites {
             try await aliceDoc.remove(carol.did)
             _ = try await bobDoc.pull()
             #expect(await bobDoc.applyPreview(message(older.data, epoch: older.epoch)) == false)
-            #expect(await bobDoc.droppedPreviews == 7)
+            #expect(await bobDoc.droppedPreviews == 6)
             #expect(try await bobDoc.text() == "Hello!?", "the durable copy brought it")
         }
     }
