@@ -60,8 +60,11 @@ extension SharedDocument {
               let data = try? PreviewMessage.seal(changeSet: ChangeSet.encode(changes, level: 1), did: did,
                                                   signingKey: account.identity.signingKey, group: group, convoId: convoId),
               data.count <= account.options.previewMaximumBytes else { return }
-        if relayedPreviews.count + changes.count > Self.relayedPreviewsLimit { relayedPreviews = [] }
+        if relayedPreviews.count + changes.count > Self.relayedPreviewsLimit || relayedPreviewsEpoch != group.epoch {
+            relayedPreviews = []
+        }
         relayedPreviews.formUnion(changes.map(\.hash))
+        relayedPreviewsEpoch = group.epoch
         previewsInFlight += 1
         let delivery = account.delivery
         let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data), kind: EphemeralKind.preview)
@@ -76,9 +79,12 @@ extension SharedDocument {
     func previewSent() { previewsInFlight -= 1 }
 
     /// Previews the changes a push is about to send, unless this member already previewed
-    /// them all (an ``edit(_:)`` does as it edits); then forgets them as previewed.
+    /// them all in the current epoch (an ``edit(_:)`` does as it edits: members in a newer
+    /// epoch drop those); then forgets them as previewed.
     func previewBeforePushing(_ unsent: [Change]) {
-        if !unsent.allSatisfy({ relayedPreviews.contains($0.hash) }) { sendPreview(of: unsent) }
+        if relayedPreviewsEpoch != group.epoch || !unsent.allSatisfy({ relayedPreviews.contains($0.hash) }) {
+            sendPreview(of: unsent)
+        }
         relayedPreviews.subtract(unsent.map(\.hash))
     }
 

@@ -83,8 +83,10 @@ public actor SharedDocument {
     /// Previews (`SharedDocument+Preview`): this member's in flight; the changes merged from
     /// the others' (with when), which this member leaves to their authors for a while; counts.
     var previewsInFlight = 0
-    /// This member's changes relayed as previews and not pushed yet.
+    /// This member's changes relayed as previews and not pushed yet, and the epoch they were
+    /// sealed in.
     var relayedPreviews: Set<ChangeHash> = []
+    var relayedPreviewsEpoch: UInt64 = 0
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
