@@ -51,6 +51,9 @@ public final class DocumentBundle {
     /// How many ``batch(_:beforePersisting:)`` calls are running (edits inside one are
     /// persisted when the outermost ends).
     var batchDepth = 0
+    /// The document's heads when ``persistNewChanges()`` last ran: every change they reach is
+    /// in the log (nil until it has run once).
+    var persistedHeads: [ChangeHash]?
 
     /// Hashes read from duplicate bundles that this bundle's own files do not hold.
     var duplicateHashes: Set<ImprintBundle.RecordHash> = []
@@ -301,7 +304,11 @@ public final class DocumentBundle {
     @discardableResult
     public func persistNewChanges() throws(StoreError) -> Int {
         let before = loadedHashes.count
-        try persist(document.allChanges())
+        let heads = document.currentHeads
+        // Everything at `persistedHeads` was persisted by the last call: only what is not
+        // their ancestor can be new (`allChanges` would encode the whole history again).
+        try persist(persistedHeads.map { document.changes(since: $0) } ?? document.allChanges())
+        persistedHeads = heads
         return loadedHashes.count - before
     }
 }

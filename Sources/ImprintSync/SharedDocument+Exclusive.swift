@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ImprintFiles
 import ImprintKeys
@@ -35,15 +36,29 @@ extension SharedDocument {
         try reloadPersistedState()
     }
 
-    /// Reads the sync state, the MLS state and the cursor again from disk.
+    /// Reads the sync state, the MLS state and the cursor again from disk. Bytes equal to
+    /// those this object last wrote or read are not decoded again: the value they decoded to
+    /// is taken instead (`persistedState`, `persistedGroup`), so an operation still starts
+    /// from exactly what is stored, at the price of a read and a hash.
     func reloadPersistedState() throws {
-        if let saved = try SyncState.load(home: home, convoId: convoId) {
-            var saved = saved
+        if let bytes = try SyncState.storedBytes(home: home, convoId: convoId) {
+            var saved: SyncState
+            if let known = persistedState, known.digest == SHA256.hash(data: bytes) {
+                saved = known.value
+            } else {
+                saved = try SyncState(stored: bytes, path: SyncState.path(home: home, convoId: convoId))
+                persistedState = (SHA256.hash(data: bytes), saved)
+            }
             saved.bundlePath = state.bundlePath
             state = saved
         }
         if let record = try account.keyStore.groupState(convo: convoId, for: account.identity.did) {
-            group = try MLSGroup(serializedState: record.state)
+            if let known = persistedGroup, known.digest == SHA256.hash(data: record.state) {
+                group = known.value
+            } else {
+                group = try MLSGroup(serializedState: record.state)
+                persistedGroup = (SHA256.hash(data: record.state), group)
+            }
             cursor = record.cursor
         }
     }

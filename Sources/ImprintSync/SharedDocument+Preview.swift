@@ -129,9 +129,12 @@ extension SharedDocument {
                                        maximumBytes: account.options.maximumPayloadBytes)
     }
 
-    /// Forgets previewed changes older than `previewGrace`.
+    /// Forgets previewed changes older than `previewGrace`, looking at most once a second (a
+    /// typing session holds a thousand of them; a push or a preview should not scan them all).
     private func prunePreviewed() {
         let now = ContinuousClock.now
+        guard now - previewedPrunedAt >= .seconds(1) else { return }
+        previewedPrunedAt = now
         previewed = previewed.filter { now - $0.value < Self.previewGrace }
     }
 
@@ -140,6 +143,7 @@ extension SharedDocument {
     func excludingPreviewed(_ unsent: [Change]) -> [Change] {
         guard !previewed.isEmpty else { return unsent }
         prunePreviewed()
-        return unsent.filter { previewed[$0.hash] == nil }
+        let now = ContinuousClock.now
+        return unsent.filter { change in previewed[change.hash].map { now - $0 >= Self.previewGrace } ?? true }
     }
 }

@@ -87,6 +87,12 @@ public actor SharedDocument {
     /// sealed in.
     var relayedPreviews: Set<ChangeHash> = []
     var relayedPreviewsEpoch: UInt64 = 0
+    /// When `previewed` was last pruned.
+    var previewedPrunedAt = ContinuousClock.now
+    /// What the stored sync state and MLS state last written or read by this object decode
+    /// to, by the SHA-256 of their bytes (`reloadPersistedState`).
+    var persistedState: (digest: SHA256.Digest, value: SyncState)?
+    var persistedGroup: (digest: SHA256.Digest, value: MLSGroup)?
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
@@ -234,11 +240,15 @@ public actor SharedDocument {
     }
 
     func writeGroup() throws {
-        try account.keyStore.saveGroupState(GroupStateRecord(state: group.serializedState(), cursor: cursor), convo: convoId,
-                                            for: account.identity.did)
+        let serialized = try group.serializedState()
+        try account.keyStore.saveGroupState(GroupStateRecord(state: serialized, cursor: cursor), convo: convoId, for: account.identity.did)
+        persistedGroup = (SHA256.hash(data: serialized), group)
     }
 
-    func writeState() throws { try state.save(home: home) }
+    func writeState() throws {
+        let bytes = try state.save(home: home)
+        persistedState = (SHA256.hash(data: bytes), state)
+    }
 
     /// Runs `body`, which encrypts or commits in the current epoch; when the Delivery Service
     /// answers that the epoch has ended (409 `EpochMismatch`), catches up (pull) and runs it

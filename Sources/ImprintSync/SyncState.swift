@@ -173,20 +173,39 @@ struct SyncState: Codable, Sendable, Hashable {
     static func path(home: String, convoId: String) -> String { directory(home: home) + "/\(convoId).json" }
 
     static func load(home: String, convoId: String) throws(SyncError) -> SyncState? {
+        guard let bytes = try storedBytes(home: home, convoId: convoId) else { return nil }
+        return try SyncState(stored: bytes, path: path(home: home, convoId: convoId))
+    }
+
+    /// The bytes of the stored state, nil if there is none.
+    static func storedBytes(home: String, convoId: String) throws(SyncError) -> [UInt8]? {
         let path = path(home: home, convoId: convoId)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            return try JSONDecoder.sync.decode(SyncState.self, from: Data(AtomicFile.read(path, limit: 16 << 20)))
+            return try AtomicFile.read(path, limit: 16 << 20)
         } catch {
             throw SyncError(.io, "\(path) is unreadable: \(error)")
         }
     }
 
-    func save(home: String) throws(SyncError) {
+    /// Decodes stored bytes (read from `path`, for the error).
+    init(stored bytes: [UInt8], path: String) throws(SyncError) {
+        do {
+            self = try JSONDecoder.sync.decode(SyncState.self, from: Data(bytes))
+        } catch {
+            throw SyncError(.io, "\(path) is unreadable: \(error)")
+        }
+    }
+
+    /// Writes the state atomically; returns the bytes written.
+    @discardableResult
+    func save(home: String) throws(SyncError) -> [UInt8] {
         do {
             try FileManager.default.createDirectory(atPath: Self.directory(home: home), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            try AtomicFile.write(Array(JSONEncoder.sync.encode(self)), to: Self.path(home: home, convoId: convoId), mode: 0o600)
+            let bytes = Array(try JSONEncoder.sync.encode(self))
+            try AtomicFile.write(bytes, to: Self.path(home: home, convoId: convoId), mode: 0o600)
+            return bytes
         } catch {
             throw SyncError(.io, "cannot save the sync state of \(convoId): \(error)")
         }
