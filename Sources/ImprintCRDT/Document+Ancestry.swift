@@ -32,7 +32,8 @@ extension Document {
         }
     }
 
-    /// The portable form of record `i` (which must be sealed).
+    /// The portable form of record `i` (which must be sealed, and not redacted: hand changes
+    /// out through `portableChanges`).
     func portableChange(_ i: Int) -> Change {
         let r = records[i]
         // Our own canonical encoding always decodes.
