@@ -9,7 +9,7 @@ extension Document {
     static let redactedByte: UInt8 = 0x1A
 
     /// Whether this document holds redacted changes: it was loaded from a save written
-    /// with ``HistoryRetention/redacted`` in which some text was deleted (or merged one into
+    /// with ``HistoryRetention/redacted`` in which some content was deleted (or merged one into
     /// an empty document). Such a document reads, edits and merges as any other, but it
     /// cannot write a full save, and it never hands its redacted changes to anyone (see
     /// ``allChanges()``).
@@ -49,7 +49,7 @@ extension Document {
         if let unloadable = unloadablePayload { return DocumentFormat.frame(unloadable.payload, version: unloadable.version) }
         // The changes whose deleted text is dropped now, and those redacted already (a fork of
         // a redacted document can show their text, as placeholders, at an older version).
-        let owners = Set(ownersOfDeletedText()).union(redactedRecords).sorted()
+        let owners = Set(ownersOfDeletedContent()).union(redactedRecords).sorted()
         var redacted: [(record: Int, hash: ChangeHash)] = []
         redacted.reserveCapacity(owners.count)
         for i in owners {
@@ -60,34 +60,45 @@ extension Document {
         return DocumentFormat.frame(payload, version: version)
     }
 
-    /// The changes that inserted a character that is now deleted, in history order: the
-    /// changes a redacted save cannot reproduce.
-    func ownersOfDeletedText() -> [Int] {
+    /// The changes that inserted a character, or a scalar list item, that is now deleted,
+    /// in history order: the changes a redacted save cannot reproduce.
+    func ownersOfDeletedContent() -> [Int] {
         let ranges = ChangeRanges(actorCount: actors.count, changes: records.indices) {
             (records[$0].actor, records[$0].startOp, records[$0].maxOp)
         }
         var owners = [Bool](repeating: false, count: records.count)
         for state in objects.values {
-            guard case .sequence(let s) = state, s.isText else { continue }
+            guard case .sequence(let s) = state else { continue }
             // Every item lies inside a change of its actor (inserted by it).
-            _ = Document.markOwners(ofDeletedTextIn: s, ranges: ranges, into: &owners)
+            _ = Document.markOwners(ofDeletedContentIn: s, ranges: ranges, into: &owners)
         }
         return owners.indices.filter { owners[$0] }
     }
 
-    /// Sets `owners[i]` for every change `i` that inserted an item of a deleted span of
-    /// text `s` (`ranges` locate changes by op id); false if an item lies outside every
-    /// change. O(spans + changes found).
-    static func markOwners(ofDeletedTextIn s: SequenceState, ranges: ChangeRanges, into owners: inout [Bool]) -> Bool {
+    /// Sets `owners[i]` for every change `i` that inserted an item whose content a redacted
+    /// save drops: a character of a deleted span of text, or an item of a deleted span of a
+    /// list whose inserted value is a scalar (`ranges` locate changes by op id). False if
+    /// such an item lies outside every change. O(spans + changes found + deleted list items).
+    static func markOwners(ofDeletedContentIn s: SequenceState, ranges: ChangeRanges, into owners: inout [Bool]) -> Bool {
         var hints = [Int](repeating: 0, count: ranges.actorCount)
+        func mark(_ actor: Int32, _ range: Range<Int>) -> Bool {
+            var c = range.lowerBound
+            while c < range.upperBound {
+                guard let found = ranges.locate(actor: actor, counter: c, hint: &hints[Int(actor)]) else { return false }
+                owners[found.record] = true
+                c = found.end + 1
+            }
+            return true
+        }
         for leaf in s.leaves {
             for sp in leaf.spans where sp.deleted {
-                var c = sp.id.counter
-                let end = sp.id.counter + sp.length
-                while c < end {
-                    guard let found = ranges.locate(actor: sp.id.actor, counter: c, hint: &hints[Int(sp.id.actor)]) else { return false }
-                    owners[found.record] = true
-                    c = found.end + 1
+                if s.isText {
+                    guard mark(sp.id.actor, sp.id.counter..<sp.id.counter + sp.length) else { return false }
+                    continue
+                }
+                for k in 0..<sp.length {
+                    guard case .scalar = s.initialValues[sp.contentStart + k] else { continue }
+                    guard mark(sp.id.actor, sp.id.counter + k..<sp.id.counter + k + 1) else { return false }
                 }
             }
         }

@@ -369,7 +369,16 @@ extension Document {
                     content.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
                 }
             } else {
-                for k in 0..<sp.length { ValueCoding.encode(s.initialValues[sp.contentStart + k], &content) }
+                for k in 0..<sp.length {
+                    let value = s.initialValues[sp.contentStart + k]
+                    // A redacted save: a deleted item's scalar reads as null (an object stays:
+                    // the ops inside it name it).
+                    if dropDeleted && sp.deleted, case .scalar = value {
+                        ValueCoding.encode(.scalar(.null), &content)
+                    } else {
+                        ValueCoding.encode(value, &content)
+                    }
+                }
             }
         }
         let counters = merged.map(\.id.counter)
@@ -639,13 +648,14 @@ extension Document {
             }
         }
         if redactedSave {
-            // Every change that inserted deleted text lost content, so must be named with its
+            // Every change that inserted deleted text (or a deleted scalar list item) lost
+            // content, so must be named with its
             // hash (its hash could not be recomputed); the save may name more (a fork of a
             // redacted document shows such text at older versions, as placeholders).
             var owners = [Bool](repeating: false, count: recordCount)
             for o in objectIDs {
-                guard case .sequence(let s) = objects[o]!, s.isText else { continue }
-                guard Document.markOwners(ofDeletedTextIn: s, ranges: ranges, into: &owners) else {
+                guard case .sequence(let s) = objects[o]! else { continue }
+                guard Document.markOwners(ofDeletedContentIn: s, ranges: ranges, into: &owners) else {
                     throw CRDTError(.malformed, "a deleted item lies outside every change")
                 }
             }

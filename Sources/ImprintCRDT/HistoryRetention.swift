@@ -2,7 +2,8 @@
 ///
 /// A save always keeps the whole *structure* of the history: every change's actor,
 /// sequence number, dependencies and op ids, every item of every text and list with its
-/// place and whether it is deleted. What differs is the *content* of deleted text.
+/// place and whether it is deleted. What differs is the *content* of deleted text and
+/// deleted list items.
 ///
 /// ```swift
 /// // The snapshot a new member receives: the current text, no deleted text.
@@ -16,8 +17,8 @@ public enum HistoryRetention: Sendable, Hashable {
     /// writes for a document that has its whole history.
     case full
     /// The current state only: the content of every deleted character is dropped (the
-    /// save holds no byte of it), and the changes that inserted such characters keep only
-    /// their hashes. The result merges exactly as a full save would with every change
+    /// save holds no byte of it), so is the value of every deleted list item holding a
+    /// scalar (it reads as null), and the changes that inserted them keep only their hashes. The result merges exactly as a full save would with every change
     /// made before, after or concurrently with it, but those *redacted* changes cannot be
     /// sent to anyone (``Document/allChanges()`` leaves them out), and versions before
     /// the save show each deleted character as ``Document/redactedCharacter``

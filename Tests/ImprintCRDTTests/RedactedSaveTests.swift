@@ -12,23 +12,31 @@ import ImprintTestSupport
 /// `IMPRINT_TEST_SEED` moves the randomised cases to other histories (case `c` uses seed + c).
 @Suite struct RedactedSaveTests {
     static let marker = "SECRET-MARKER-7f3a"
+    static let listMarker = "LIST-SECRET-91c2"
 
     /// A document whose text once held `marker` (deleted since), with marks, a map, a list
-    /// and a counter; the text ends as "keep this, and this".
+    /// and a counter; the list once held `listMarker` (deleted since, by the same changes);
+    /// the text ends as "keep this, and this".
     static func documentWithDeletedSecret() throws -> (Document, text: ObjectID) {
         let d = Document(actor: .named("author"))
         d.coalescesLocalChanges = false
         let (t, l, m) = try d.change { tx in
             (try tx.put(.root, "t", .text)!, try tx.put(.root, "l", .list)!, try tx.put(.root, "m", .map)!)
         }
-        try d.change { tx in try tx.splice(t, at: 0, insert: "keep this, " + marker + " and this") }
+        try d.change { tx in
+            try tx.splice(t, at: 0, insert: "keep this, " + marker + " and this")
+            _ = try tx.insert(l, at: 0, .scalar(.string(listMarker)))
+        }
         try d.change { tx in
             try tx.mark(t, 0..<4, "bold")
             try tx.put(m, "k", "v1")
             try tx.put(.root, "c", .scalar(.counter(1)))
             _ = try tx.insert(l, at: 0, "item")
         }
-        try d.change { tx in try tx.splice(t, at: 11, delete: marker.count + 1) }
+        try d.change { tx in
+            try tx.splice(t, at: 11, delete: marker.count + 1)
+            try tx.delete(l, at: 1)  // ["item", listMarker]
+        }
         try d.change { tx in
             try tx.increment(.root, "c", by: 4)
             try tx.put(m, "k", "v2")
@@ -49,15 +57,16 @@ import ImprintTestSupport
         var fullColumns: [UInt8] = []
         _ = d.encodePayload(statistics: { _, bytes in fullColumns += bytes })
         #expect(Self.contains(fullColumns, Self.marker))
+        #expect(Self.contains(fullColumns, Self.listMarker))
         var redactedColumns: [UInt8] = []
-        let hashes = d.ownersOfDeletedText().map { i -> (record: Int, hash: ChangeHash) in
+        let hashes = d.ownersOfDeletedContent().map { i -> (record: Int, hash: ChangeHash) in
             d.seal(i)
             return (i, d.records[i].hash!)
         }
         _ = d.encodePayload(redacted: hashes, statistics: { _, bytes in redactedColumns += bytes })
         let saved = try d.save(history: .redacted)
         let payload = try DocumentFormat.unframe(saved)
-        for part in ["SECRET", "MARKER", "7f3a", "T-M"] {
+        for part in ["SECRET", "MARKER", "7f3a", "T-M", "LIST", "91c2"] {
             #expect(!Self.contains(saved, part), "framed bytes hold \(part)")
             #expect(!Self.contains(payload, part), "payload holds \(part)")
             #expect(!Self.contains(redactedColumns, part), "raw columns hold \(part)")
@@ -148,11 +157,11 @@ import ImprintTestSupport
 
     // MARK: Random concurrent histories
 
-    static func randomEdit(_ doc: Document, _ t: ObjectID, _ m: ObjectID, _ rng: inout SplitMix64) throws {
+    static func randomEdit(_ doc: Document, _ t: ObjectID, _ m: ObjectID, _ l: ObjectID, _ rng: inout SplitMix64) throws {
         let alphabet = Array("abcdefé😀 ")
         try doc.change { tx in
-            let len = try doc.length(t)
-            switch Int.random(in: 0..<10, using: &rng) {
+            let len = try doc.length(t), listLength = try doc.length(l)
+            switch Int.random(in: 0..<12, using: &rng) {
             case 0..<4:
                 let s = String((0..<Int.random(in: 1...5, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
                 try tx.splice(t, at: Int.random(in: 0...len, using: &rng), insert: s)
@@ -162,6 +171,10 @@ import ImprintTestSupport
             case 7 where len > 1:
                 let a = Int.random(in: 0..<len - 1, using: &rng)
                 try tx.mark(t, a..<Int.random(in: a + 1...len, using: &rng), ["bold", "em"].randomElement(using: &rng)!)
+            case 10:
+                _ = try tx.insert(l, at: Int.random(in: 0...listLength, using: &rng), .scalar(.string("item")))
+            case 11 where listLength > 0:
+                try tx.delete(l, at: Int.random(in: 0..<listLength, using: &rng))
             case 8:
                 try tx.put(m, ["a", "b", "c"].randomElement(using: &rng)!, .scalar(.int(Int64.random(in: 0...99, using: &rng))))
             default:
@@ -200,10 +213,10 @@ import ImprintTestSupport
         let names = ["a", "b", "c"].map { ActorID.named($0 + "\(seed % 1000)") }
         let replicas = names.map { Document(actor: $0) }
         let a = replicas[0]
-        let (t, m) = try a.change { tx in
+        let (t, m, l) = try a.change { tx in
             let t = try tx.put(.root, "t", .text)!
             _ = try tx.put(.root, "n", .scalar(.counter(0)))
-            return (t, try tx.put(.root, "m", .map)!)
+            return (t, try tx.put(.root, "m", .map)!, try tx.put(.root, "l", .list)!)
         }
         for r in replicas.dropFirst() { try r.apply(a.allChanges()) }
         for r in replicas { r.coalescesLocalChanges = Bool.random(using: &rng) }
@@ -213,7 +226,7 @@ import ImprintTestSupport
         // Concurrent history before the save, with partial syncs.
         for _ in 0..<Int.random(in: 2...6, using: &rng) {
             for r in replicas {
-                for _ in 0..<Int.random(in: 0...5, using: &rng) { try randomEdit(r, t, m, &rng) }
+                for _ in 0..<Int.random(in: 0...5, using: &rng) { try randomEdit(r, t, m, l, &rng) }
             }
             let i = Int.random(in: 0..<3, using: &rng), j = Int.random(in: 0..<3, using: &rng)
             if i != j { try exchange(replicas[i], replicas[j]) }
@@ -236,10 +249,10 @@ import ImprintTestSupport
         // same order; the redacted copy edits too (its changes go to the full copy and on).
         for step in 0..<Int.random(in: 3...8, using: &rng) {
             for r in replicas {
-                for _ in 0..<Int.random(in: 0...4, using: &rng) { try randomEdit(r, t, m, &rng) }
+                for _ in 0..<Int.random(in: 0...4, using: &rng) { try randomEdit(r, t, m, l, &rng) }
             }
             if Bool.random(using: &rng) {
-                try randomEdit(d, t, m, &rng)
+                try randomEdit(d, t, m, l, &rng)
                 let mine = d.changes(since: f.currentHeads)
                 try f.apply(mine)
                 try replicas[Int.random(in: 0..<3, using: &rng)].apply(mine)
@@ -313,7 +326,7 @@ import ImprintTestSupport
 
     @Test func craftedRedactedSectionsAreRefused() throws {
         let (d, _) = try Self.documentWithDeletedSecret()
-        let owners = d.ownersOfDeletedText()
+        let owners = d.ownersOfDeletedContent()
         #expect(owners.count == 1)
         d.seal(owners[0])
         let h = d.records[owners[0]].hash!
@@ -346,7 +359,7 @@ import ImprintTestSupport
         // it declare 2^39 items, which would be 512 GiB of placeholders.
         let huge = 1 << 39
         guard case .sequence(let s)? = d.objects[try d.internalID(t)] else { throw Mismatch(description: "no text") }
-        let owner = d.ownersOfDeletedText()[0]
+        let owner = d.ownersOfDeletedContent()[0]
         d.seal(owner)
         let hash = d.records[owner].hash!
         s.leaves[0].spans[0].length = huge
