@@ -66,4 +66,13 @@ extension Document {
         if recordByHash.count < records.count { sealAll() }
         return recordByHash[hash] != nil
     }
+
+    /// The hashes of every change this document holds, in history order (dependencies
+    /// first), redacted changes included: what a save of it covers. ``allChanges()`` gives
+    /// the same but for redacted changes (see ``hasRedactedHistory``), so a store that records
+    /// which changes a saved snapshot covers reads them here.
+    public var changeHashes: [ChangeHash] {
+        sealAll()
+        return records.map { $0.hash! }
+    }
 }

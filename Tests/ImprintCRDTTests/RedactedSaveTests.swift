@@ -84,6 +84,8 @@ import ImprintTestSupport
         #expect(try r.spans(t) == d.spans(t))
         #expect(r.currentHeads == d.currentHeads)
         for c in d.allChanges() { #expect(r.contains(c.hash)) }
+        #expect(r.changeHashes == d.changeHashes)
+        #expect(d.changeHashes == d.allChanges().map(\.hash))
         // Only the change that inserted the deleted text is redacted; the rest is sent as is.
         let full = Set(d.allChanges().map(\.hash))
         let sent = r.allChanges()
@@ -147,6 +149,16 @@ import ImprintTestSupport
         #expect(try r.text(t) == ">keep this, and this<")
         #expect(try d.text(t) == r.text(t))
         #expect(Set(d.currentHeads) == Set(r.currentHeads))
+        // A redacted save followed by an incremental chunk loads as one file.
+        let base = r.save()
+        try r.change { tx in try tx.splice(t, at: 1, insert: "+") }
+        let file = try Document.load(base + r.saveIncremental())
+        #expect(try file.text(t) == r.text(t))
+        #expect(file.hasRedactedHistory && Set(file.currentHeads) == Set(r.currentHeads))
+        // Merging the redacted copy into the full one adds what it can send.
+        try d.merge(r)
+        #expect(d.pendingChangeCount == 0)
+        #expect(try d.text(t) == r.text(t))
         // Sync between them converges without the redacted change being sent.
         var sd = SyncState(), sr = SyncState()
         try d.change { tx in try tx.splice(t, at: 1, insert: "1") }
