@@ -4,12 +4,15 @@ import ImprintCRDT
 public enum TraceReplay {
     /// A sequential trace as local edits (one transaction per trace transaction), or a
     /// concurrent trace as forks at each transaction's parents, merged.
-    public static func replay(_ trace: EditingTrace) throws -> Document {
-        trace.isConcurrent ? try replayConcurrent(trace) : try replaySequential(trace)
+    /// `changePerTransaction` keeps a sequential trace's transactions apart (one change
+    /// each) instead of letting the document coalesce them.
+    public static func replay(_ trace: EditingTrace, changePerTransaction: Bool = false) throws -> Document {
+        trace.isConcurrent ? try replayConcurrent(trace) : try replaySequential(trace, changePerTransaction: changePerTransaction)
     }
 
-    static func replaySequential(_ trace: EditingTrace) throws -> Document {
+    static func replaySequential(_ trace: EditingTrace, changePerTransaction: Bool) throws -> Document {
         let doc = Document(actor: ActorID.named("trace-author-0"))
+        doc.coalescesLocalChanges = !changePerTransaction
         let text = try doc.change { tx in try tx.put(.root, "text", .text)! }
         var reader = trace.transactionReader()
         while reader.hasNext {

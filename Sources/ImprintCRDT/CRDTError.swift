@@ -32,6 +32,9 @@ public struct CRDTError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let noSuchPath = Code(raw: "noSuchPath")
         /// The requested heads are not all known.
         public static let unknownHeads = Code(raw: "unknownHeads")
+        /// The request needs the content of changes a redacted save dropped (for instance
+        /// a full save of a document loaded from a redacted one; see ``HistoryRetention``).
+        public static let redactedHistory = Code(raw: "redactedHistory")
     }
 
     public let code: Code

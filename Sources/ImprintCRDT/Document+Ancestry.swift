@@ -32,7 +32,8 @@ extension Document {
         }
     }
 
-    /// The portable form of record `i` (which must be sealed).
+    /// The portable form of record `i` (which must be sealed, and not redacted: hand changes
+    /// out through `portableChanges`).
     func portableChange(_ i: Int) -> Change {
         let r = records[i]
         // Our own canonical encoding always decodes.
@@ -64,5 +65,14 @@ extension Document {
     public func contains(_ hash: ChangeHash) -> Bool {
         if recordByHash.count < records.count { sealAll() }
         return recordByHash[hash] != nil
+    }
+
+    /// The hashes of every change this document holds, in history order (dependencies
+    /// first), redacted changes included: what a save of it covers. ``allChanges()`` gives
+    /// the same but for redacted changes (see ``hasRedactedHistory``), so a store that records
+    /// which changes a saved snapshot covers reads them here.
+    public var changeHashes: [ChangeHash] {
+        sealAll()
+        return records.map { $0.hash! }
     }
 }

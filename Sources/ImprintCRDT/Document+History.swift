@@ -8,7 +8,11 @@ extension Document {
         let mask = try heads.map { ancestryMask(try recordIndices($0)) } ?? [Bool](repeating: true, count: records.count)
         let doc = Document(actor: actor)
         doc.coalescesLocalChanges = coalescesLocalChanges
-        try doc.apply(records.indices.filter { mask[$0] }.map(portableChange))
+        let included = records.indices.filter { mask[$0] }
+        // A redacted change is replayed as this document holds it (deleted text as
+        // `redactedCharacter`) and stays redacted in the fork: never sent, never saved in full.
+        try doc.apply(included.map(replayableChange))
+        doc.markRedacted(included.filter { redactedRecords.contains($0) }.map { records[$0].hash! })
         return doc
     }
 

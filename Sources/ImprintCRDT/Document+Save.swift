@@ -2,6 +2,10 @@ extension Document {
     // MARK: Save
 
     /// The whole document with its complete history, compressed (`docs/format.md`).
+    ///
+    /// A document that holds redacted changes (``hasRedactedHistory``: loaded from a save
+    /// written with ``HistoryRetention/redacted``) has no complete history: it writes a
+    /// redacted save, which loads into the same document (see ``save(history:)``).
     public func save() -> [UInt8] { save(visibleTextFirst: true) }
 
     /// `save()` in format version 3 (`visibleTextFirst`), or in the layout of versions 1
@@ -15,15 +19,17 @@ extension Document {
         // was loaded from: whoever writes the result back loses nothing by it.
         if deferredLoad != nil { completeDeferredLoad() }
         if let unloadable = unloadablePayload { return DocumentFormat.frame(unloadable.payload, version: unloadable.version) }
+        if !redactedRecords.isEmpty { return saveRedacted() }
         let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst)
         return DocumentFormat.frame(payload, version: version)
     }
 
     /// The changes made or received since the last `save()` / `saveIncremental()`, as one
-    /// chunk that `load` accepts appended after a full save.
+    /// chunk that `load` accepts appended after a full save. Redacted changes (a fork of a
+    /// redacted document holds some it has not saved) are left out, as from ``allChanges()``.
     public func saveIncremental() -> [UInt8] {
         sealAll()
-        let new = records[savedRecordCount...].map { $0.bytes! }
+        let new = records.indices[savedRecordCount...].filter { !redactedRecords.contains($0) }.map { records[$0].bytes! }
         savedRecordCount = records.count
         return IncrementalFormat.encode(new)
     }
@@ -102,13 +108,19 @@ extension Document {
     }
 
     /// Every change in history, in an order where dependencies come first.
+    ///
+    /// A document with redacted history (``hasRedactedHistory``) leaves out its redacted
+    /// changes: their content is gone, and they cannot be rebuilt under their hashes. A
+    /// replica that lacks them gets them from a holder of the full history; the changes
+    /// returned that depend on them wait there (``pendingChangeCount``) until then.
     public func allChanges() -> [Change] {
         materializeInserts()
         sealAll()
-        return records.indices.map(portableChange)
+        return portableChanges(records.indices)
     }
 
-    /// The changes not reachable from `heads` (everything the holder of `heads` lacks).
+    /// The changes not reachable from `heads` (everything the holder of `heads` lacks),
+    /// but for redacted changes, which are never handed out (see ``allChanges()``).
     public func changes(since heads: [ChangeHash]) -> [Change] {
         materializeInserts()
         sealAll()
@@ -117,7 +129,7 @@ extension Document {
         while let i = stack.popLast() {
             if known.insert(i).inserted { stack.append(contentsOf: records[i].deps) }
         }
-        return records.indices.filter { !known.contains($0) }.map(portableChange)
+        return portableChanges(records.indices.filter { !known.contains($0) })
     }
 
     /// Takes over another document's state and history (this document must be empty).
@@ -147,6 +159,7 @@ extension Document {
         pending = other.pending
         openRecord = nil
         insertsMissing = other.insertsMissing
+        redactedRecords = other.redactedRecords
         other.openRecord = nil
         selfActor = intern(me)
     }
@@ -156,22 +169,20 @@ extension Document {
     /// Encodes the payload and its format version: 3 (`visibleTextFirst`), else 2 when it
     /// holds mark ops and 1 otherwise; `statistics` (for tuning) sees every column's raw
     /// bytes by name.
+    ///
+    /// `redacted` (version 4, with `visibleTextFirst`): the changes whose content the save
+    /// drops, in history order, with their hashes; every change that inserted deleted text
+    /// must be among them. Deleted text is then left out of the texts' content columns.
     func encodePayload(
-        visibleTextFirst: Bool = true, statistics: ((String, [UInt8]) -> Void)? = nil
+        visibleTextFirst: Bool = true, redacted: [(record: Int, hash: ChangeHash)]? = nil,
+        statistics: ((String, [UInt8]) -> Void)? = nil
     ) -> (payload: [UInt8], version: UInt8) {
         var w = ByteWriter()
         let encoder = Zstd.Encoder()
         // Actors.
         w.uleb(actors.count)
         for a in actors { w.lengthPrefixed(a.bytes) }
-        func ref(_ id: OpID, _ w: inout ByteWriter) {
-            if id.actor < 0 {
-                w.uleb(0)
-            } else {
-                w.uleb(Int(id.actor) + 1)
-                w.uleb(id.counter)
-            }
-        }
+        let ref = Document.writeRef
         // Change headers, as columns.
         w.uleb(records.count)
         var cols = ColumnSet(count: 7)
@@ -270,10 +281,16 @@ extension Document {
         // Sequences: spans in document order.
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
-            encodeSpans(s, &w, visibleFirst: visibleTextFirst, encoder: encoder, statistics: statistics)
+            encodeSpans(s, &w, visibleFirst: visibleTextFirst, dropDeleted: redacted != nil, encoder: encoder, statistics: statistics)
         }
         // The mark ops, sorted by op id, in one column. Version 3 writes a count of 0 and
         // no column when there are none; versions 1 and 2 differ in whether the section is there.
+        if let redacted {
+            w.uleb(markOps.count)
+            if !markOps.isEmpty { writeMarkOps(markOps, &w, encoder: encoder, statistics: statistics) }
+            writeRedactedChanges(redacted, &w)
+            return (w.bytes, DocumentFormat.redactedVersion)
+        }
         if visibleTextFirst {
             w.uleb(markOps.count)
             guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.readableVersion) }
@@ -281,7 +298,24 @@ extension Document {
             guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.version) }
             w.uleb(markOps.count)
         }
-        markOps.sort { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
+        writeMarkOps(markOps, &w, encoder: encoder, statistics: statistics)
+        return (w.bytes, visibleTextFirst ? DocumentFormat.readableVersion : DocumentFormat.markVersion)
+    }
+
+    /// Writes a ref (`uleb (actorIndex + 1), uleb counter`, or `0` for none or the root).
+    static func writeRef(_ id: OpID, _ w: inout ByteWriter) {
+        if id.actor < 0 {
+            w.uleb(0)
+        } else {
+            w.uleb(Int(id.actor) + 1)
+            w.uleb(id.counter)
+        }
+    }
+
+    /// Section 7's column: the mark ops sorted by op id.
+    private func writeMarkOps(_ ops: [Op], _ w: inout ByteWriter, encoder: Zstd.Encoder, statistics: ((String, [UInt8]) -> Void)?) {
+        let ref = Document.writeRef
+        let markOps = ops.sorted { ($0.id.counter, actors[Int($0.id.actor)]) < ($1.id.counter, actors[Int($1.id.actor)]) }
         var kw = ByteWriter()
         for op in markOps {
             guard case .mark(let m) = op.action else { continue }
@@ -291,11 +325,23 @@ extension Document {
         }
         ColumnSet.writeColumn(kw.bytes, to: &w, encoder: encoder)
         statistics?("markOps", kw.bytes)
-        return (w.bytes, visibleTextFirst ? DocumentFormat.readableVersion : DocumentFormat.markVersion)
+    }
+
+    /// Section 8 of a redacted save: `uleb n`, each redacted change's index as a gap from
+    /// the previous one (`uleb (index − previous − 1)`, the first from −1), then their
+    /// 32-byte hashes in the same order.
+    private func writeRedactedChanges(_ redacted: [(record: Int, hash: ChangeHash)], _ w: inout ByteWriter) {
+        w.uleb(redacted.count)
+        var previous = -1
+        for (i, _) in redacted {
+            w.uleb(i - previous - 1)
+            previous = i
+        }
+        for (_, h) in redacted { w.raw(h.bytes) }
     }
 
     private func encodeSpans(
-        _ s: SequenceState, _ w: inout ByteWriter, visibleFirst: Bool, encoder: Zstd.Encoder,
+        _ s: SequenceState, _ w: inout ByteWriter, visibleFirst: Bool, dropDeleted: Bool = false, encoder: Zstd.Encoder,
         statistics: ((String, [UInt8]) -> Void)?
     ) {
         // Merge neighbours that continue each other apart from content placement.
@@ -315,13 +361,24 @@ extension Document {
             }
             if s.isText {
                 // Visible text first, in document order; the deleted text after it.
-                if sp.deleted && visibleFirst {
+                if sp.deleted && dropDeleted {
+                    // A redacted save: no byte of deleted text.
+                } else if sp.deleted && visibleFirst {
                     deletedContent.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
                 } else {
                     content.raw(s.utf8[sp.contentStart..<sp.contentStart + sp.contentBytes])
                 }
             } else {
-                for k in 0..<sp.length { ValueCoding.encode(s.initialValues[sp.contentStart + k], &content) }
+                for k in 0..<sp.length {
+                    let value = s.initialValues[sp.contentStart + k]
+                    // A redacted save: a deleted item's scalar reads as null (an object stays:
+                    // the ops inside it name it).
+                    if dropDeleted && sp.deleted, case .scalar = value {
+                        ValueCoding.encode(.scalar(.null), &content)
+                    } else {
+                        ValueCoding.encode(value, &content)
+                    }
+                }
             }
         }
         let counters = merged.map(\.id.counter)
@@ -377,7 +434,10 @@ extension Document {
     /// first and a mark-op count) into this empty document, decoding and validating all of it.
     /// `decoder` is reused when given (a deferred load keeps the one it opened with).
     func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version, decoder: Zstd.Decoder? = nil) throws {
-        let visibleFirst = version == DocumentFormat.readableVersion
+        let visibleFirst = version == DocumentFormat.readableVersion || version == DocumentFormat.redactedVersion
+        // Version 4: deleted text has no content (it reads as `redactedCharacter`), and a last
+        // section names the changes that lost content.
+        let redactedSave = version == DocumentFormat.redactedVersion
         var r = ByteReader(payload)
         // A constant, so the closures below capture it without a box (no exclusivity checks).
         let map = try decodeActorTable(&r)
@@ -464,7 +524,7 @@ extension Document {
             guard case .sequence(let s) = objects[o]! else { continue }
             let number = Int32(sequenceNumbers.count + 1)
             sequenceNumbers[o] = number
-            try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, budget: &budget, decoder: decoder)
+            try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, dropDeleted: redactedSave, budget: &budget, decoder: decoder)
         }
         // Mark ops (versions 2 and 3): checked against the spans once every item is claimed,
         // below. Version 2 has at least one; version 3 writes a count of 0 and no column
@@ -491,6 +551,7 @@ extension Document {
             }
             guard kr.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in mark ops") }
         }
+        let redacted = redactedSave ? try decodeRedactedChanges(&r, recordCount: recordCount) : []
         guard r.isAtEnd else { throw CRDTError(.malformed, "trailing bytes in document") }
         // Registers from map ops, in Lamport order; ops into their records.
         for op in mapOps {
@@ -586,7 +647,54 @@ extension Document {
                 throw CRDTError(.malformed, "remove of unknown item")
             }
         }
+        if redactedSave {
+            // Every change that inserted deleted text (or a deleted scalar list item) lost
+            // content, so must be named with its
+            // hash (its hash could not be recomputed); the save may name more (a fork of a
+            // redacted document shows such text at older versions, as placeholders).
+            var owners = [Bool](repeating: false, count: recordCount)
+            for o in objectIDs {
+                guard case .sequence(let s) = objects[o]! else { continue }
+                guard Document.markOwners(ofDeletedContentIn: s, ranges: ranges, into: &owners) else {
+                    throw CRDTError(.malformed, "a deleted item lies outside every change")
+                }
+            }
+            var named = [Bool](repeating: false, count: recordCount)
+            for (i, _) in redacted { named[i] = true }
+            guard !owners.indices.contains(where: { owners[$0] && !named[$0] }) else {
+                throw CRDTError(.malformed, "a change whose deleted text is dropped is not named redacted")
+            }
+            history.redactedHashes = redacted
+            for (i, h) in redacted { recordByHash[h] = i }
+            redactedRecords = Set(redacted.map(\.record))
+        }
         if recordCount > 0 { loadedHistory = history }
+    }
+
+    /// Reads section 8 of a redacted save (see `writeRedactedChanges`): the indices of the
+    /// changes whose content the save dropped, strictly increasing and below `recordCount`,
+    /// and their hashes, no two alike.
+    private func decodeRedactedChanges(_ r: inout ByteReader, recordCount: Int) throws -> [(record: Int, hash: ChangeHash)] {
+        // Each entry takes at least 33 bytes (a gap and a hash).
+        let n = try r.count(max: min(recordCount, r.remaining / 33))
+        var indices: [Int] = []
+        indices.reserveCapacity(n)
+        var previous = -1
+        for _ in 0..<n {
+            let i = previous + 1 + (try r.count(max: recordCount))
+            guard i < recordCount else { throw CRDTError(.malformed, "redacted change index out of range") }
+            indices.append(i)
+            previous = i
+        }
+        var out: [(record: Int, hash: ChangeHash)] = []
+        out.reserveCapacity(n)
+        var seen = Set<ChangeHash>()
+        for i in indices {
+            let h = ChangeHash(unchecked: Array(try r.bytes(32)))
+            guard seen.insert(h).inserted else { throw CRDTError(.malformed, "two redacted changes with one hash") }
+            out.append((i, h))
+        }
+        return out
     }
 
     /// Reads the actor table (section 1), interning every actor; returns their indices in
@@ -761,7 +869,7 @@ extension Document {
 
     private func decodeSpans(
         _ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, visibleFirst: Bool,
-        budget: inout Int, decoder: Zstd.Decoder
+        dropDeleted: Bool = false, budget: inout Int, decoder: Zstd.Decoder
     ) throws {
         let n = try r.count(max: r.remaining * 64)
         // Version 3 texts: the content column holds the visible text first (this many bytes),
@@ -816,6 +924,13 @@ extension Document {
         }
         var valueReader = content
         let isText = s.isText
+        // A redacted save's deleted text has no bytes: each of its items gets one placeholder
+        // byte, appended after the column's content. They count against the same budget as
+        // inflated columns, so a few bytes declaring huge deleted spans cannot take memory.
+        let placeholders = dropDeleted && isText
+        if placeholders {
+            guard visibleBytes == contentEnd - contentStart else { throw CRDTError(.malformed, "text content length mismatch") }
+        }
         let textBytes = isText ? s.utf8 : []
         for i in 0..<n {
             func origin(_ c: inout ByteReader) throws -> OpID {
@@ -834,7 +949,10 @@ extension Document {
             var bytes = lengths[i]
             let fromDeleted = visibleFirst && isText && deleted
             let start = fromDeleted ? deletedOffset : contentOffset
-            if isText {
+            if placeholders && deleted {
+                guard bytes <= budget else { throw CRDTError(.tooLarge, "redacted text exceeds the size limit") }
+                budget -= bytes
+            } else if isText {
                 // Visible content must stay inside the visible part (the first `visibleBytes`).
                 let limit = visibleFirst && !deleted ? visibleBytes : textBytes.count
                 if !ascii {
@@ -857,7 +975,10 @@ extension Document {
                 contentStart: start, contentBytes: bytes, deleted: deleted))
             if fromDeleted { deletedOffset += bytes } else { contentOffset += bytes }
         }
-        if s.isText {
+        if placeholders {
+            guard contentOffset == visibleBytes else { throw CRDTError(.malformed, "text content length mismatch") }
+            s.utf8.append(contentsOf: repeatElement(Document.redactedByte, count: deletedOffset - visibleBytes))
+        } else if s.isText {
             if visibleFirst {
                 guard contentOffset == visibleBytes, deletedOffset == contentEnd - contentStart else {
                     throw CRDTError(.malformed, "text content length mismatch")
@@ -1008,7 +1129,7 @@ enum IncrementalFormat {
 extension Document {
     /// This replica's most recent local change (sealing it, so later edits start a new one).
     public var lastLocalChange: Change? {
-        guard let i = lastRecordOfActor[selfActor] else { return nil }
+        guard let i = lastRecordOfActor[selfActor], !redactedRecords.contains(i) else { return nil }
         if openRecord == i { sealOpen() }
         seal(i)
         return portableChange(i)

@@ -135,6 +135,8 @@ extension Document {
             any = true
         }
         guard any else { return [] }
-        return records.indices.filter { send[$0] }.map(portableChange)
+        // Redacted changes are never sent (`portableChanges`): the peer gets them from a
+        // holder of the full history.
+        return portableChanges(records.indices.filter { send[$0] })
     }
 }

@@ -129,6 +129,11 @@ public final class Document {
         }
     }
     var storedHeads: Set<Int> = []
+    /// The records whose content a redacted save dropped (``HistoryRetention/redacted``):
+    /// their hashes come from the save, their deleted text reads as
+    /// ``Document/redactedCharacter``, and they are never handed out (`portableChanges`).
+    /// Empty unless the document was loaded from (or adopted, or forked from) a redacted save.
+    var redactedRecords = Set<Int>()
     /// Changes whose dependencies have not all arrived yet.
     var pending: [ChangeHash: Change] = [:]
     /// A local, unsealed change that is the only head: the next local transaction may extend it.

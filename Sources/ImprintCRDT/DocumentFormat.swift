@@ -20,6 +20,10 @@ enum DocumentFormat {
     /// out the text before decoding the history, and a mark-op count that may be 0. Builds
     /// before it refuse it with `unsupportedVersion`.
     static let readableVersion: UInt8 = 3
+    /// A redacted save (``HistoryRetention/redacted``): version 3 without the content of
+    /// deleted text, and a last section naming the changes that lost content, with their
+    /// hashes. Builds before it refuse it with `unsupportedVersion`.
+    static let redactedVersion: UInt8 = 4
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
@@ -46,7 +50,7 @@ enum DocumentFormat {
             throw CRDTError(.notImprintData, "not an Imprint document")
         }
         guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
-        guard bytes[4] == version || bytes[4] == markVersion || bytes[4] == readableVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        guard bytes[4] == version || bytes[4] == markVersion || bytes[4] == readableVersion || bytes[4] == redactedVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
         var r = ByteReader(bytes, offset: 14)
         _ = try r.count(max: maxPayload)
         let bodyLength = try r.count(max: r.remaining)

@@ -29,6 +29,8 @@ struct LoadedHistory {
     var ops: [(record: Int, op: Op)] = []
     /// Remove ops, kept as plain values (no reference counting to copy or free them).
     var removes: [Remove] = []
+    /// The hashes a redacted save names (of changes whose content it dropped), by change index.
+    var redactedHashes: [(record: Int, hash: ChangeHash)] = []
 
     /// A remove op (`Op.Action.remove`) and the index of the change it belongs to.
     struct Remove {
@@ -55,6 +57,7 @@ struct LoadedHistory {
         }
         for (r, op) in ops { records[r].ops.append(op) }
         for remove in removes { records[remove.record].ops.append(remove.op) }
+        for (r, hash) in redactedHashes { records[r].hash = hash }
         return records
     }
 }

@@ -62,6 +62,20 @@ import ImprintTestSupport
         return broken
     }
 
+    /// One random mutation of `m`: kind 0 changes a byte, 1 truncates, 2 inserts 1–8 random bytes.
+    static func mutate(_ m: inout [UInt8], kind: Int, using rng: inout SplitMix64) {
+        switch kind {
+        case 0:
+            let i = Int.random(in: 0..<m.count, using: &rng)
+            m[i] ^= UInt8.random(in: 1...255, using: &rng)
+        case 1:
+            m = Array(m.prefix(Int.random(in: 0..<m.count, using: &rng)))
+        default:
+            let i = Int.random(in: 0..<m.count, using: &rng)
+            m.insert(contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: i)
+        }
+    }
+
     @Test func truncatedDocumentsThrow() throws {
         let bytes = try Self.sampleDocument(seed: 1).save()
         for n in 0..<bytes.count {
@@ -93,20 +107,13 @@ import ImprintTestSupport
         for round in 0..<3000 {
             let (payload, version) = layouts[round / 4 % 2]
             var m = payload
-            switch round % 4 {
-            case 0:
-                let i = Int.random(in: 0..<m.count, using: &rng)
-                m[i] ^= UInt8.random(in: 1...255, using: &rng)
-            case 1:
-                m = Array(m.prefix(Int.random(in: 0..<m.count, using: &rng)))
-            case 2:
-                let i = Int.random(in: 0..<m.count, using: &rng)
-                m.insert(contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: i)
-            default:
+            if round % 4 == 3 {
                 for _ in 0..<4 {
                     let i = Int.random(in: 0..<m.count, using: &rng)
                     m[i] = [0x00, 0x7F, 0x80, 0xFF][Int.random(in: 0..<4, using: &rng)]
                 }
+            } else {
+                Self.mutate(&m, kind: round % 4, using: &rng)
             }
             do {
                 let d = try Document.load(DocumentFormat.frame(m, version: version, compress: round % 2 == 0))

@@ -449,7 +449,7 @@ import Testing
         let (a, _, t) = try pair("abc")
         try a.change { tx in try tx.mark(t, 0..<2, "bold") }
         var saved = a.save()
-        saved[4] = DocumentFormat.readableVersion + 1
+        saved[4] = DocumentFormat.redactedVersion + 1
         #expect { try Document.load(saved) } throws: { ($0 as? CRDTError)?.code == .unsupportedVersion }
         var change = a.lastLocalChange!.bytes
         change[4] = 3
