@@ -105,6 +105,7 @@ extension Document {
             storedObjects = [.root: .map(MapState())]
             storedMaxCounter = 0
             storedRecords = []
+            forgetRecordPositions()
             storedLoadedHistory = nil
             storedRecordByHash = [:]
             storedLastSeq = [:]

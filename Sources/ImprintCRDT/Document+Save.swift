@@ -124,6 +124,11 @@ extension Document {
     public func changes(since heads: [ChangeHash]) -> [Change] {
         materializeInserts()
         sealAll()
+        // Heads this document handed out (`currentHeads`): what came after them is a suffix.
+        let wanted = heads.sorted()
+        if let memo = headsMemo.last(where: { $0.heads == wanted }), memo.count <= records.count {
+            return portableChanges(memo.count..<records.count)
+        }
         var known = Set<Int>()
         var stack = heads.compactMap { recordByHash[$0] }
         while let i = stack.popLast() {
@@ -151,6 +156,7 @@ extension Document {
         objects = other.objects
         maxCounter = other.maxCounter
         storedRecords = other.storedRecords
+        forgetRecordPositions()
         loadedHistory = other.loadedHistory
         recordByHash = other.recordByHash
         lastSeq = other.lastSeq

@@ -84,6 +84,23 @@ public final class Document {
         guard let history = loadedHistory else { return }
         loadedHistory = nil
         storedRecords = history.makeRecords()
+        forgetRecordPositions()
+    }
+
+    /// Records below this index are all sealed: `sealAll` starts here.
+    var sealedPrefix = 0
+    /// The last few results of ``currentHeads`` with the number of records at the time. Every
+    /// record below that number is an ancestor of those heads and every later one is not
+    /// (records are only ever appended, dependencies first), which lets
+    /// ``changes(since:)`` answer for heads this document handed out by slicing instead of
+    /// walking the whole history.
+    var headsMemo: [(heads: [ChangeHash], count: Int)] = []
+
+    /// Forgets `sealedPrefix` and `headsMemo`, for when the records are replaced as a whole
+    /// (a load, an adopted state).
+    func forgetRecordPositions() {
+        sealedPrefix = 0
+        headsMemo = []
     }
     var recordByHash: [ChangeHash: Int] {
         _read {
@@ -258,7 +275,10 @@ public final class Document {
         sealOpen()
         // A local change concurrent with a remote one stops being open without being sealed.
         for h in heads where records[h].hash == nil { seal(h) }
-        return heads.map { records[$0].hash! }.sorted()
+        let result = heads.map { records[$0].hash! }.sorted()
+        if headsMemo.count == 4 { headsMemo.removeFirst() }
+        headsMemo.append((result, records.count))
+        return result
     }
 
     /// Seals the open local change so it gets a hash and can no longer grow.
@@ -295,7 +315,9 @@ public final class Document {
 
     func sealAll() {
         sealOpen()
-        for i in records.indices where records[i].hash == nil { seal(i) }
+        let count = records.count
+        for i in min(sealedPrefix, count)..<count where records[i].hash == nil { seal(i) }
+        sealedPrefix = count
     }
 
     /// Adds a record to the history and makes it a head.
