@@ -33,8 +33,10 @@ extension DocumentBundle {
     /// this device's log (bundle-format.md, section 4). Returns the log records removed.
     @discardableResult
     public func writeSnapshot() throws(StoreError) -> Int {
+        // Every change the save holds, redacted ones included (a redacted document's save
+        // is its only copy of them: they are in no log).
         let covered = try StoreError.wrapping {
-            try document.allChanges().map { try ImprintBundle.RecordHash(bytes: $0.hash.bytes) }
+            try document.changeHashes.map { try ImprintBundle.RecordHash(bytes: $0.bytes) }
         }
         let file = SnapshotFile(coveredChanges: covered, snapshot: document.save())
         let removed = try StoreError.wrapping { try store.writeSnapshot(file) }

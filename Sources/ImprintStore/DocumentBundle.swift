@@ -101,6 +101,11 @@ public final class DocumentBundle {
     /// copy that arrives from elsewhere: a shared document a member joins. The document takes a
     /// fresh actor of `device` for its next edits; every change is durable in `device`'s log
     /// when this returns. Throws `.incomplete` when the document has no body.
+    ///
+    /// A document loaded from a redacted save (`Document.hasRedactedHistory`: the content of
+    /// its deleted text was dropped) cannot hand its redacted changes to a log; it is written
+    /// as this device's snapshot instead, which holds them, and opening the bundle loads it
+    /// first.
     public static func create(at path: String, device: DeviceID, adopting document: Document, documentID: String,
                               time: Date = Date()) throws(StoreError) -> DocumentBundle {
         let body = try DocumentSchema.body(of: document)
@@ -114,7 +119,11 @@ public final class DocumentBundle {
         document.setActor(Self.newActor(for: device))
         let bundle = DocumentBundle(store: store, document: document, body: body, metadata: metadata)
         bundle.devices = [device]
-        try bundle.persist(document.allChanges())
+        if document.hasRedactedHistory {
+            _ = try bundle.writeSnapshot()
+        } else {
+            try bundle.persist(document.allChanges())
+        }
         return bundle
     }
 

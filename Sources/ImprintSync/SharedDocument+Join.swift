@@ -79,6 +79,7 @@ extension SharedDocument {
                               bundlePath: bundle.store.layout.root, sharedHeads: shared.map(\.hex), joinedEpoch: joinedEpoch,
                               admins: snapshot.admins)
         state.mailboxThreshold = snapshot.mailboxThreshold
+        state.currentStateOnly = snapshot.currentStateOnly
         let doc = SharedDocument(account: account, bundle: bundle, group: group,
                                  cursor: ProcessedCursor(epoch: group.epoch, seq: UInt64(lastSeq)), state: state)
         await doc.rememberAuthenticatorNow()

@@ -362,6 +362,7 @@ extension SharedDocument {
         if state.admins.isEmpty || state.admins.contains(author) {
             state.admins = content.admins
             state.mailboxThreshold = content.mailboxThreshold
+            state.currentStateOnly = content.currentStateOnly
         }
         remember(received: content.heads)
     }

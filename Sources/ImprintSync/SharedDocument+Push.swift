@@ -154,8 +154,12 @@ extension SharedDocument {
     @discardableResult
     func sendSnapshot() async throws -> Int {
         let heads = bundle.document.currentHeads
+        // A document with redacted history (joined as current state only) saves redacted
+        // whatever it is asked: it has no deleted text to give.
+        let saved = state.currentStateOnly ? try bundle.document.save(history: .redacted) : bundle.document.save()
         let content = SnapshotContent(documentID: bundle.metadata.documentID, admins: state.admins, heads: heads,
-                                      document: bundle.document.save(), mailboxThreshold: state.mailboxThreshold)
+                                      document: saved, mailboxThreshold: state.mailboxThreshold,
+                                      currentStateOnly: state.currentStateOnly)
         let (seq, _) = try await send(SyncPayload(kind: .snapshot, body: content.encoded), heads: heads)
         // The asset keys follow the snapshot: a member who joined in this epoch can read no older message.
         try await sendKnownAssets()

@@ -195,9 +195,18 @@ public actor SharedDocument {
     /// `doc_<convoId>` and the first encrypted snapshot. `account`'s identity is the first
     /// member and the first admin. With `mailboxThreshold`, once the group has more members
     /// than that, every message also goes to each recipient's inbox zone (`MailboxPolicy`).
+    /// With `history: .redacted`, the snapshots members who join receive hold the document's
+    /// current state only: no byte of text deleted before they joined (docs/sync.md, "Joining
+    /// without old keys"); by default they hold the whole history, deleted text included.
     /// Throws ``SyncError/Code/alreadyShared``.
+    ///
+    /// ```swift
+    /// let doc = try await SharedDocument.share(bundleAt: "paper.imprint", device: device,
+    ///                                          account: account, history: .redacted)
+    /// try await doc.invite(["did:key:z6Mk…"])
+    /// ```
     public static func share(bundleAt path: String, device: DeviceID, account: SyncAccount,
-                             mailboxThreshold: Int? = nil) async throws -> SharedDocument {
+                             mailboxThreshold: Int? = nil, history: HistoryRetention = .full) async throws -> SharedDocument {
         let bundle = try DocumentBundle.open(at: path, device: device)
         if let link = try link(ofBundleAt: path) {
             throw SyncError(.alreadyShared, "\(path) is already shared through convo \(link.convoId) on \(link.server)")
@@ -213,6 +222,7 @@ public actor SharedDocument {
         var state = SyncState(convoId: convoId, did: account.did, serverURL: account.serverURL, serviceDID: account.delivery.serviceDID,
                               bundlePath: bundle.store.layout.root, joinedEpoch: 0, admins: [account.did])
         state.mailboxThreshold = mailboxThreshold
+        state.currentStateOnly = history == .redacted
         let doc = SharedDocument(account: account, bundle: bundle, group: group, cursor: .start, state: state)
         try await doc.saveGroup()
         try await doc.saveState()

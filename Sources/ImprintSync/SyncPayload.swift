@@ -82,10 +82,16 @@ struct SnapshotContent: Sendable, Hashable {
     var heads: [ChangeHash]
     /// `Document.save()` of the document at `heads`.
     var document: [UInt8]
-    /// The document's mailbox threshold (`MailboxPolicy`), when the sharer set one. Encoded
-    /// after the document only when present, so snapshots of documents without one read as
-    /// before.
+    /// The document's mailbox threshold (`MailboxPolicy`), when the sharer set one.
     var mailboxThreshold: Int?
+    /// Whether the document's snapshots give joiners its current state only
+    /// (`Document.save(history: .redacted)`: no deleted text), as its sharer chose.
+    var currentStateOnly = false
+
+    /// Optional fields follow the document, each only when a later one or itself is set, so
+    /// snapshots of documents without them read as before: `uint32 mailbox_threshold`
+    /// (`0xFFFFFFFF` for none), then `uint8 current_state_only` (1).
+    static let noThreshold = UInt32.max
 
     var encoded: [UInt8] {
         var w = TLSWriter(capacity: document.count + 256)
@@ -93,16 +99,21 @@ struct SnapshotContent: Sendable, Hashable {
         w.writeVector(admins) { w, did in w.writeOpaque(Array(did.utf8)) }
         w.writeVector(heads) { w, head in w.writeOpaque(head.bytes) }
         w.writeOpaque(document)
-        if let mailboxThreshold { w.writeUInt32(UInt32(clamping: mailboxThreshold)) }
+        if mailboxThreshold != nil || currentStateOnly {
+            w.writeUInt32(mailboxThreshold.map { min(UInt32(clamping: $0), Self.noThreshold - 1) } ?? Self.noThreshold)
+        }
+        if currentStateOnly { w.writeUInt8(1) }
         return w.bytes
     }
 
-    init(documentID: String, admins: [String], heads: [ChangeHash], document: [UInt8], mailboxThreshold: Int? = nil) {
+    init(documentID: String, admins: [String], heads: [ChangeHash], document: [UInt8], mailboxThreshold: Int? = nil,
+         currentStateOnly: Bool = false) {
         self.documentID = documentID
         self.admins = admins
         self.heads = heads
         self.document = document
         self.mailboxThreshold = mailboxThreshold
+        self.currentStateOnly = currentStateOnly
     }
 
     init(decoding bytes: [UInt8]) throws(SyncError) {
@@ -115,7 +126,15 @@ struct SnapshotContent: Sendable, Hashable {
                 return head
             }
             document = try r.readOpaque()
-            if !r.isAtEnd { mailboxThreshold = Int(try r.readUInt32()) }
+            if !r.isAtEnd {
+                let threshold = try r.readUInt32()
+                mailboxThreshold = threshold == Self.noThreshold ? nil : Int(threshold)
+            }
+            if !r.isAtEnd {
+                let flag = try r.readUInt8()
+                guard flag == 1 else { throw SyncError(.invalidPayload, "a snapshot's current-state flag is \(flag)") }
+                currentStateOnly = true
+            }
             try r.finish()
         } catch let error as SyncError {
             throw error

@@ -67,6 +67,9 @@ struct SyncState: Codable, Sendable, Hashable {
     /// Mailbox delivery (`MailboxPolicy`): past this many members, every record also goes to
     /// each recipient's inbox zone. Set by the sharer, carried in snapshots.
     var mailboxThreshold: Int?
+    /// Whether this document's snapshots carry its current state only (no deleted text): the
+    /// sharer's choice (`share(…, history: .redacted)`), carried in snapshots.
+    var currentStateOnly = false
     /// Inbox copies of sent messages not yet saved (an inbox unreachable, or a crash): retried
     /// at the next push or pull from the message's record in the shared zone.
     var inboxPending: [InboxDelivery] = []
@@ -161,6 +164,7 @@ struct SyncState: Codable, Sendable, Hashable {
         authenticators = try c.decodeIfPresent([String: String].self, forKey: .authenticators) ?? [:]
         assets = try c.decodeIfPresent([String: SharedAsset].self, forKey: .assets) ?? [:]
         mailboxThreshold = try c.decodeIfPresent(Int.self, forKey: .mailboxThreshold)
+        currentStateOnly = try c.decodeIfPresent(Bool.self, forKey: .currentStateOnly) ?? false
         inboxPending = try c.decodeIfPresent([InboxDelivery].self, forKey: .inboxPending) ?? []
         inboxCreated = try c.decodeIfPresent(Bool.self, forKey: .inboxCreated) ?? false
         inboxEndpoint = try c.decodeIfPresent(String.self, forKey: .inboxEndpoint)
