@@ -10,7 +10,8 @@ import ImprintMLS
 /// milliseconds on each side. A member who is watching the document (`live`) does not need to
 /// wait for it to *see* an edit. So, beside the durable send, the sender relays the very same
 /// MLS ciphertext as an ephemeral message of kind `preview` (the Delivery Service's
-/// `sendEphemeral`, v1.4: relayed to the members subscribed now, stored nowhere), and a
+/// `sendEphemeral`, v1.4: relayed to the members subscribed now, stored nowhere; while `live`
+/// holds the member's ephemeral socket, v1.5, through that socket instead), and a
 /// receiver that is in the same epoch opens it and merges its changes into the document in
 /// memory, where the editor's view (`patches()`) shows them at once.
 ///
@@ -51,12 +52,12 @@ extension SharedDocument {
         guard ciphertext.count <= account.options.previewMaximumBytes, previewsInFlight < Self.previewsInFlightLimit,
               group.members.count > 1 else { return }
         previewsInFlight += 1
-        let delivery = account.delivery
+        let route = ephemeralRoute
         let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(ciphertext), kind: EphemeralKind.preview)
         // Detached: an actor-isolated task would wait for this actor, which is busy with the
         // outbox's fsync that the preview is meant to overtake.
         Task.detached {
-            try? await delivery.sendEphemeral(input)
+            try? await route.send(input)
             await self.previewSent()
         }
     }
