@@ -48,6 +48,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The ephemeral socket (DS v1.5): WebSocket frames and session (WSCore, server side,
+        // under Hummingbird's HTTP/1 channel) and the client (WSClient). hummingbird-websocket's
+        // own upgrade channel answers a refused upgrade with a bare 400, not the contract's error.
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         // MARK: end Delivery
     ],
     targets: [
@@ -221,6 +225,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -244,6 +251,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
@@ -288,7 +298,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery", "ImprintTestSupport"]),
+        .testTarget(name: "ImprintDeliveryTests", dependencies: ["ImprintDelivery", "ImprintTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         // What the server test targets share: StoreKind (every test on SQLite and PostgreSQL),
         // a running server on loopback, raw HTTP, convo fixtures. Not a product.
         .target(
@@ -329,6 +339,9 @@ let package = Package(
         .testTarget(
             name: "ImprintServerTests",
             dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 "ImprintServer",
                 "ImprintServerTestSupport",
                 "ImprintDelivery",

@@ -172,7 +172,7 @@ public struct DeliveryClient: Sendable {
         return try await send(Output.self, path: method.path, method: .POST, body: body, lxm: method.nsid)
     }
 
-    private func query<Output: Decodable>(_ method: DeliveryMethod, _ query: [(String, String)]) async throws -> Output {
+    func query<Output: Decodable>(_ method: DeliveryMethod, _ query: [(String, String)]) async throws -> Output {
         try await send(Output.self, path: method.path, query: query, method: .GET, body: nil, lxm: method.nsid)
     }
 

@@ -25,6 +25,9 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     case markCheckpoint
     /// v1.3: every active member's processed cursor and the convo's compaction point.
     case getCursors
+    /// v1.5: one WebSocket per member and convo for ephemeral messages, both ways
+    /// (``EphemeralSocketFrame``), authenticated once at the upgrade.
+    case ephemeralSocket
 
     /// NSID prefix shared by every method.
     public static let namespace = "blue.catbird.mls"
@@ -38,7 +41,7 @@ public enum DeliveryMethod: String, CaseIterable, Sendable {
     /// Queries are `GET`, procedures are `POST`.
     public var isProcedure: Bool {
         switch self {
-        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents, .subscribeEphemeral, .getCursors: false
+        case .getKeyPackages, .getConvos, .getWelcome, .getMessages, .subscribeConvoEvents, .subscribeEphemeral, .getCursors, .ephemeralSocket: false
         default: true
         }
     }

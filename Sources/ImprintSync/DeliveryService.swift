@@ -23,6 +23,13 @@ public protocol DeliveryService: Sendable {
     func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error>
     func sendEphemeral(_ input: SendEphemeralInput) async throws
     func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error>
+    /// v1.5: this member's ephemeral socket on `convoId`, or nil when there is none (a service
+    /// before v1.5, a stand-in without one): ephemeral messages then go by `sendEphemeral` and
+    /// come by `subscribeEphemeral`. The default is nil; `DeliveryClient` opens the socket.
+    ///
+    /// A requirement, not only an extension method, so that a call on `any DeliveryService`
+    /// reaches the conforming type's own implementation.
+    func openEphemeralChannel(convoId: String) async throws -> EphemeralChannel?
     /// v1.3: acknowledges every message up to `processedSeq`; returns the stored cursor.
     func updateCursor(convoId: String, processedSeq: Int) async throws -> Int
     /// v1.3: marks this member's snapshot message `seq` as a checkpoint.
@@ -31,6 +38,11 @@ public protocol DeliveryService: Sendable {
     func getCursors(convoId: String) async throws -> GetCursorsOutput
     /// Where this DID's records go (`recipients[].storage` of everyone's `sendMessage`).
     func registerStorage(_ provider: StorageProvider) async throws
+}
+
+extension DeliveryService {
+    /// No socket: the caller falls back to `sendEphemeral` and `subscribeEphemeral`.
+    public func openEphemeralChannel(convoId: String) async throws -> EphemeralChannel? { nil }
 }
 
 extension DeliveryClient: DeliveryService {}

@@ -88,30 +88,43 @@ extension SharedDocument {
     /// Follows the other members' ephemeral messages, reconnecting with backoff: their
     /// presence (yielded as `.presence`) and previews of their change sets (merged at once:
     /// `applyPreview`). Kinds this version does not know are skipped.
+    ///
+    /// Each connection is the member's ephemeral socket when the Delivery Service has one
+    /// (v1.5): while it is open, this member's previews and presence go out through it too
+    /// (`SharedDocument+EphemeralChannel`). Otherwise, or when opening it fails, the
+    /// `subscribeEphemeral` stream, with sends by `sendEphemeral`.
     nonisolated func listenToEphemeral(events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
         var delay = Duration.milliseconds(500)
         while !Task.isCancelled {
+            let channel = account.options.ephemeralSocket ? try? await account.delivery.openEphemeralChannel(convoId: convoId) : nil
+            if let channel { await adoptEphemeralChannel(channel) }
             do {
-                for try await message in account.delivery.subscribeEphemeral(convoId: convoId) {
+                for try await message in channel?.messages ?? account.delivery.subscribeEphemeral(convoId: convoId) {
                     delay = .milliseconds(500)
-                    switch message.effectiveKind {
-                    case EphemeralKind.preview:
-                        await self.applyPreview(message)
-                    case EphemeralKind.presence:
-                        guard let update = await self.openPresence(message) else { continue }
-                        var index: Int?
-                        if let cursor = update.cursor { index = (try? await self.index(of: cursor)) ?? nil }
-                        events.yield(.presence(update, index: index))
-                    default:
-                        continue
-                    }
+                    await receiveEphemeral(message, events: events)
                 }
             } catch {
-                if Task.isCancelled { return }
-                events.yield(.reconnecting(reason: "presence: \(error)", delay: delay))
+                if !Task.isCancelled { events.yield(.reconnecting(reason: "presence: \(error)", delay: delay)) }
             }
+            if let channel { await releaseEphemeralChannel(channel) }
+            if Task.isCancelled { return }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
+        }
+    }
+
+    /// One ephemeral message of another member: a preview merged, a presence yielded.
+    nonisolated func receiveEphemeral(_ message: EphemeralMessage, events: AsyncThrowingStream<LiveEvent, any Error>.Continuation) async {
+        switch message.effectiveKind {
+        case EphemeralKind.preview:
+            await self.applyPreview(message)
+        case EphemeralKind.presence:
+            guard let update = await self.openPresence(message) else { return }
+            var index: Int?
+            if let cursor = update.cursor { index = (try? await self.index(of: cursor)) ?? nil }
+            events.yield(.presence(update, index: index))
+        default:
+            return
         }
     }
 

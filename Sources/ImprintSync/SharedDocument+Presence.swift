@@ -8,7 +8,8 @@ extension SharedDocument {
     /// other end at `selectionEnd`), or that it stopped (`active: false`). Sent as a cursor
     /// that stays put while the others edit, encrypted with a key of the current epoch and
     /// signed (`PresenceMessage`), relayed by the Delivery Service to the members subscribed
-    /// now and stored nowhere: neither server keeps it, and a member who subscribes later
+    /// now (through the member's ephemeral socket while ``live(pollInterval:pullInterval:)``
+    /// holds one, by `sendEphemeral` otherwise) and stored nowhere: neither server keeps it, and a member who subscribes later
     /// never sees it.
     ///
     /// ```swift
@@ -29,7 +30,7 @@ extension SharedDocument {
             selectionEnd: try selectionEnd.map { try document.cursor(bundle.body, at: $0) },
             sentAt: Date())
         let data = try PresenceMessage.seal(update, signingKey: account.identity.signingKey, group: group, convoId: convoId)
-        try await account.delivery.sendEphemeral(SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data)))
+        try await ephemeralRoute.send(SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data)))
     }
 
     /// The other members' presence updates as they arrive, from now on (nothing sent before

@@ -11,7 +11,8 @@ import ImprintMLS
 /// does not need to wait for it to *see* an edit. So the moment an edit through ``edit(_:)``
 /// has made its change in memory, before the bundle writes it, the sender relays the change
 /// set as an ephemeral message of kind `preview` (the Delivery Service's `sendEphemeral`,
-/// v1.4: relayed to the members subscribed now, stored nowhere), and a receiver in the same
+/// v1.4: relayed to the members subscribed now, stored nowhere; while `live` holds the
+/// member's ephemeral socket, v1.5, through that socket instead), and a receiver in the same
 /// epoch opens it and merges its changes into the document in memory, where the editor's view
 /// (`patches()`) shows them at once. Changes that reach the bundle another way (another
 /// process, a folder-sync tool) are previewed when they are pushed.
@@ -66,12 +67,12 @@ extension SharedDocument {
         relayedPreviews.formUnion(changes.map(\.hash))
         relayedPreviewsEpoch = group.epoch
         previewsInFlight += 1
-        let delivery = account.delivery
+        let route = ephemeralRoute
         let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data), kind: EphemeralKind.preview)
         // Detached: an actor-isolated task would wait for this actor, which is busy with the
         // fsync that the preview is meant to overtake.
         Task.detached {
-            try? await delivery.sendEphemeral(input)
+            try? await route.send(input)
             await self.previewSent()
         }
     }

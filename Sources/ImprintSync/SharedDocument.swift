@@ -96,6 +96,8 @@ public actor SharedDocument {
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
+    /// The ephemeral socket `live` holds open (`SharedDocument+EphemeralChannel`), if any.
+    var ephemeralChannel: EphemeralChannel?
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

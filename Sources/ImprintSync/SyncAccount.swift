@@ -30,6 +30,11 @@ public struct SyncOptions: Sendable, Hashable {
     /// copy arrives (docs/sync.md, "Previews"). The Delivery Service's own limit is 2 KiB by
     /// default; a typed word is about 400 bytes. 0 turns previews off.
     public var previewMaximumBytes = 2048
+    /// Whether `live` opens the member's ephemeral socket (Delivery Service v1.5, one
+    /// WebSocket per live document) for previews and presence, both ways. Off, or on a service
+    /// without it, they go by `sendEphemeral` and come by `subscribeEphemeral` (an
+    /// authenticated request per message): the same guarantees, more latency.
+    public var ephemeralSocket = true
     public init() {}
 }
 

@@ -49,6 +49,10 @@ struct SyncBenchmark: AsyncParsableCommand {
     var sendingKeysAhead: Int?
     @Option(help: "latency, sustained: SyncOptions.previewMaximumBytes (default: the library's; 0 turns previews off).")
     var previewBytes: Int?
+    @Flag(inversion: .prefixedNo, help: "latency, sustained: SyncOptions.ephemeralSocket (v1.5: previews and presence on one WebSocket per live document).")
+    var ephemeralSocket = true
+    @Flag(inversion: .prefixedNo, help: "latency: Alice's document runs live() too, as an editor's does (her previews then leave on her ephemeral socket).")
+    var senderLive = true
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
@@ -81,8 +85,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     // MARK: Modes
 
     func latency(directory: String, serverURL: String) async throws -> [(String, String)] {
-        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes)
-        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes)
+        let alice = try await BenchMember.make("alice", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes, ephemeralSocket: ephemeralSocket)
+        let bob = try await BenchMember.make("bob", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes, ephemeralSocket: ephemeralSocket)
         _ = try DocumentBundle.create(at: alice.bundlePath, device: alice.device, title: "bench")
         let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account)
         try await aliceDoc.invite([bob.account.did])
@@ -120,6 +124,20 @@ struct SyncBenchmark: AsyncParsableCommand {
             }
         }
         defer { watcher.cancel() }
+        let sender = Task {
+            guard senderLive else { return }
+            for try await event in aliceDoc.live(pollInterval: .seconds(3600), pullInterval: .seconds(3600)) {
+                if case let .reconnecting(reason, _) = event { FileHandle.standardError.write(Data("latency: alice: \(reason)\n".utf8)) }
+            }
+        }
+        defer { sender.cancel() }
+        // Both ephemeral sockets open before the first edit (at most 10 s).
+        for _ in 0..<1000 where ephemeralSocket {
+            let aliceReady = await aliceDoc.isEphemeralSocketOpen || !senderLive
+            if aliceReady, await bobDoc.isEphemeralSocketOpen { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let socketsOpen = (await aliceDoc.isEphemeralSocketOpen, await bobDoc.isEphemeralSocketOpen)
         let stall = Task {
             var last = -1
             while !Task.isCancelled {
@@ -165,6 +183,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         guard try await bobDoc.text() == aliceDoc.text() else { throw ValidationError("latency: the two copies differ at the end") }
         let p50 = Clock.median(samples), p99 = Clock.percentile(samples, 0.99)
         var fields = [("edits", "\(samples.count)"), ("p50_ms", Clock.format(p50)), ("p99_ms", Clock.format(p99)),
+                      ("sender_live", "\(senderLive)"), ("sender_socket", "\(socketsOpen.0)"), ("receiver_socket", "\(socketsOpen.1)"),
                       ("mean_ms", Clock.format(samples.reduce(0, +) / Double(max(1, samples.count)))),
                       ("durable_p50_ms", Clock.format(Clock.median(durableSamples))),
                       ("durable_p99_ms", Clock.format(Clock.percentile(durableSamples, 0.99))),
@@ -227,7 +246,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     func sustained(directory: String, serverURL: String, serverPID: Int32, serverData: String) async throws -> [(String, String)] {
         var people: [BenchMember] = []
         for index in 0..<max(2, members ?? 3) {
-            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes))
+            people.append(try await BenchMember.make("m\(index)", directory: directory, serverURL: serverURL, sendingKeysAhead: sendingKeysAhead, previewBytes: previewBytes, ephemeralSocket: ephemeralSocket))
         }
         _ = try DocumentBundle.create(at: people[0].bundlePath, device: people[0].device, title: "typing")
         let first = try await SharedDocument.share(bundleAt: people[0].bundlePath, device: people[0].device, account: people[0].account)
@@ -295,13 +314,14 @@ struct BenchMember {
 
     /// A member with its own home; `keyPackages` overrides how many key packages it publishes.
     static func make(_ name: String, directory: String, serverURL: String, keyPackages: Int? = nil,
-                     sendingKeysAhead: Int? = nil, previewBytes: Int? = nil) async throws -> BenchMember {
+                     sendingKeysAhead: Int? = nil, previewBytes: Int? = nil, ephemeralSocket: Bool = true) async throws -> BenchMember {
         let home = ImprintHome(path: directory + "/home-\(name)")
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         var options = SyncOptions()
         if let keyPackages { options.keyPackageBatch = keyPackages }
         if let sendingKeysAhead { options.sendingKeysAhead = sendingKeysAhead }
         if let previewBytes { options.previewMaximumBytes = previewBytes }
+        options.ephemeralSocket = ephemeralSocket
         let account = try await SyncAccount.connect(home: home, keyStore: try home.openKeyStore(passphrase: nil), serverURL: serverURL,
                                                     httpClient: benchHTTPClient, options: options)
         try await account.topUpKeyPackages()

@@ -44,7 +44,7 @@ import Testing
         #expect(DeliveryMethod.getMessages.path == "/xrpc/blue.catbird.mls.getMessages")
         #expect(DeliveryMethod(nsid: "blue.catbird.mls.getWelcome") == .getWelcome)
         #expect(DeliveryMethod(nsid: "com.example.getWelcome") == nil)
-        #expect(DeliveryMethod.allCases.filter { !$0.isProcedure }.count == 7)
+        #expect(DeliveryMethod.allCases.filter { !$0.isProcedure }.count == 8)
     }
 }
 

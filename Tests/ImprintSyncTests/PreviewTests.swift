@@ -57,17 +57,25 @@ extension SyncSuites {
         }
     }
 
+    /// Alice shares "Hello" with Bob; her document is reopened behind a preview tap.
+    static func tappedPair(_ server: SyncTestServer) async throws
+        -> (aliceDoc: SharedDocument, bobDoc: SharedDocument, tapped: PreviewTapDeliveryService, alice: Person, bob: Person)
+    {
+        let alice = try await server.person("alice"), bob = try await server.person("bob")
+        try alice.createBundle(text: "Hello")
+        let aliceBase = try await alice.share()
+        try await aliceBase.invite([bob.did])
+        let bobDoc = try await bob.join(aliceBase.convoId)
+        let tapped = PreviewTapDeliveryService(real: alice.account.delivery)
+        let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
+                                                     account: alice.account.with(delivery: tapped))
+        return (aliceDoc, bobDoc, tapped, alice, bob)
+    }
+
     @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func anEditShowsBeforeItsDurableSendFinishes(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
-            let alice = try await server.person("alice"), bob = try await server.person("bob")
-            try alice.createBundle(text: "Hello")
-            let aliceBase = try await alice.share()
-            try await aliceBase.invite([bob.did])
-            let bobDoc = try await bob.join(aliceBase.convoId)
-            let tapped = PreviewTapDeliveryService(real: alice.account.delivery)
-            let aliceDoc = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device,
-                                                         account: alice.account.with(delivery: tapped))
+            let (aliceDoc, bobDoc, tapped, alice, bob) = try await Self.tappedPair(server)
             var bobEvents = bobDoc.live(pollInterval: .milliseconds(50)).makeAsyncIterator()
             try await Self.waitForEphemeralStream(from: aliceDoc, events: &bobEvents)
             let processedBefore = await bobDoc.status().processedSeq

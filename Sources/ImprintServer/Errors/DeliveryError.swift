@@ -28,11 +28,20 @@ public struct DeliveryError: Error, HTTPResponseError, Sendable, Equatable, Cust
     }
 
     package func makeResponse() -> Response {
-        let data = (try? WireJSON.encoder().encode(body)) ?? Data("{\"error\":\"InternalError\",\"message\":\"\"}".utf8)
+        Response(status: status, headers: responseHeaders, body: .init(byteBuffer: responseBody))
+    }
+
+    /// The JSON body of the response.
+    package var responseBody: ByteBuffer {
+        ByteBuffer(data: (try? WireJSON.encoder().encode(body)) ?? Data("{\"error\":\"InternalError\",\"message\":\"\"}".utf8))
+    }
+
+    /// The headers of the response (its body's type, and `Retry-After` on 429).
+    package var responseHeaders: HTTPFields {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if status == .tooManyRequests { headers[.retryAfter] = "1" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+        return headers
     }
 
     // MARK: The contract's errors

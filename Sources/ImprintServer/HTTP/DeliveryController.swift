@@ -34,6 +34,7 @@ struct DeliveryController: Sendable {
         add(.subscribeConvoEvents, to: routes, subscribeConvoEvents)
         add(.sendEphemeral, to: routes, sendEphemeral)
         add(.subscribeEphemeral, to: routes, subscribeEphemeral)
+        add(.ephemeralSocket, to: routes, ephemeralSocket)
         add(.updateCursor, to: routes, updateCursor)
         add(.markCheckpoint, to: routes, markCheckpoint)
         add(.getCursors, to: routes, getCursors)
@@ -243,13 +244,7 @@ struct DeliveryController: Sendable {
     @Sendable func sendEphemeral(_ request: Request, caller: String) async throws -> Response {
         let input = try await body(SendEphemeralInput.self, request)
         try InputRules.convoId(input.convoId)
-        guard input.epoch >= 0 else { throw DeliveryError.invalidRequest("epoch must not be negative") }
-        guard (1...configuration.maxEphemeralBytes).contains(input.data.count) else {
-            throw DeliveryError.invalidRequest("data must be 1 to \(configuration.maxEphemeralBytes) bytes")
-        }
-        if let kind = input.kind, !EphemeralKind.isValid(kind) {
-            throw DeliveryError.invalidRequest("kind must be 1 to 32 characters of a-z, 0-9 and -")
-        }
+        try InputRules.ephemeral(input, maxBytes: configuration.maxEphemeralBytes)
         guard try await store.isActiveMember(convoId: input.convoId, did: caller) else { throw DeliveryError.notMember(input.convoId) }
         try await store.relayEphemeral(EphemeralMessage(convoId: input.convoId, sender: caller, epoch: input.epoch, data: input.data,
                                                         kind: input.kind))
@@ -263,6 +258,19 @@ struct DeliveryController: Sendable {
         guard try await store.isActiveMember(convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
         return EphemeralStreamResponder(store: store, convoId: convoId, subscriber: caller, metrics: metrics,
                                         heartbeat: configuration.eventHeartbeat).response()
+    }
+
+    /// v1.5: `ephemeralSocket` without `Upgrade: websocket` (an upgrade request never gets
+    /// here: ``EphemeralSocketAdmission`` admits or refuses it). It gets the answers an upgrade
+    /// request would get (401 from the gate, 400 for the query, 403 for a non-member), and a
+    /// request that passes them is told to ask for the upgrade: the client asks this way to
+    /// learn why its upgrade was refused.
+    @Sendable func ephemeralSocket(_ request: Request, caller: String) async throws -> Response {
+        let query = try self.query(request, allowed: ["convoId"])
+        let convoId = try query.required("convoId")
+        try InputRules.convoId(convoId)
+        guard try await store.isActiveMember(convoId: convoId, did: caller) else { throw DeliveryError.notMember(convoId) }
+        throw DeliveryError.invalidRequest("ephemeralSocket is a WebSocket: send the request with Upgrade: websocket on a new connection")
     }
 
     // MARK: Input

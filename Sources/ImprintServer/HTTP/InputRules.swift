@@ -35,6 +35,18 @@ package enum InputRules {
         }
     }
 
+    /// `sendEphemeral`'s rules, shared by its POST and the ephemeral socket's sends: epoch not
+    /// negative, data 1 to `maxBytes` bytes, kind absent or of ``EphemeralKind``'s form.
+    package static func ephemeral(_ input: SendEphemeralInput, maxBytes: Int) throws {
+        guard input.epoch >= 0 else { throw DeliveryError.invalidRequest("epoch must not be negative") }
+        guard (1...maxBytes).contains(input.data.count) else {
+            throw DeliveryError.invalidRequest("data must be 1 to \(maxBytes) bytes")
+        }
+        if let kind = input.kind, !EphemeralKind.isValid(kind) {
+            throw DeliveryError.invalidRequest("kind must be 1 to 32 characters of a-z, 0-9 and -")
+        }
+    }
+
     package static func hash(_ hash: String) throws {
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DeliveryError.invalidRequest("hash must be 64 lowercase hex digits")

@@ -30,6 +30,7 @@ extension ForwardingDeliveryService {
     func subscribeConvoEvents(cursor: Int64?) -> AsyncThrowingStream<ConvoEvent, Error> { real.subscribeConvoEvents(cursor: cursor) }
     func sendEphemeral(_ input: SendEphemeralInput) async throws { try await real.sendEphemeral(input) }
     func subscribeEphemeral(convoId: String) -> AsyncThrowingStream<EphemeralMessage, Error> { real.subscribeEphemeral(convoId: convoId) }
+    func openEphemeralChannel(convoId: String) async throws -> EphemeralChannel? { try await real.openEphemeralChannel(convoId: convoId) }
     func updateCursor(convoId: String, processedSeq: Int) async throws -> Int { try await real.updateCursor(convoId: convoId, processedSeq: processedSeq) }
     func markCheckpoint(convoId: String, seq: Int) async throws { try await real.markCheckpoint(convoId: convoId, seq: seq) }
     func getCursors(convoId: String) async throws -> GetCursorsOutput { try await real.getCursors(convoId: convoId) }

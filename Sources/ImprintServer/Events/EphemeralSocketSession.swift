@@ -1,0 +1,120 @@
+import ImprintDelivery
+import Logging
+import NIOCore
+import NIOWebSocket
+@_spi(WSInternal) import WSCore
+
+/// One member's ephemeral socket (v1.5, `ephemeralSocket`), from its upgrade to its close.
+///
+/// Guarantees:
+/// - **Same relay as `sendEphemeral`.** Each binary message from the member is a send
+///   (``EphemeralSocketFrame``), checked with `sendEphemeral`'s rules (``InputRules/ephemeral(_:maxBytes:)``)
+///   and handed to `relayEphemeral`: the same hub, and on PostgreSQL the same `NOTIFY`, so
+///   members on every instance, with a socket or an SSE stream, get it.
+/// - **Same stream as `subscribeEphemeral`.** The convo's ephemeral messages from the moment
+///   of the upgrade, the member's own left out, go out as binary frames; a member who reads
+///   slowly loses the oldest first, at most ``EphemeralHub/bufferedMessages`` being held.
+/// - **Membership, once per heartbeat.** The upgrade admitted an active member
+///   (``EphemeralSocketAdmission``); every `eventHeartbeat` the membership is checked again and
+///   the socket of a member who was removed or left is closed with ``notMemberCode`` and the
+///   reason `NotMember`. Between two heartbeats a removed member's sends are still relayed, as
+///   its SSE stream still receives: both carry only MLS ciphertext of an epoch the others have
+///   left, which they drop.
+/// - **Bounded.** Frames longer than `maxFrameSize` close the socket with 1009; a text frame
+///   closes it with 1003; a binary message that is not a well-formed send, or breaks
+///   `sendEphemeral`'s rules, closes it with 1008 and the reason `InvalidRequest: <why>`. Sends
+///   beyond the member's rate limit are dropped (an ephemeral message may always be lost).
+///   None of these affects another socket or the server.
+struct EphemeralSocketSession: Sendable {
+    /// Close code of a member who was removed or left (an application code, 4000-4999).
+    static let notMemberCode = WebSocketErrorCode.unknown(4403)
+
+    let store: any DeliveryStore
+    let rateLimiter: RateLimiter
+    let convoId: String
+    let member: String
+    let maxEphemeralBytes: Int
+    let heartbeat: Duration
+    let metrics: ServerMetrics
+
+    /// Largest frame the server reads: a send of `maxEphemeralBytes` with its largest header.
+    static func maxFrameSize(maxEphemeralBytes: Int) -> Int { maxEphemeralBytes + EphemeralSocketFrame.maxSendHeaderBytes }
+
+    func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
+        let configuration = WebSocketHandler.Configuration(
+            extensions: [], autoPing: .enabled(timePeriod: heartbeat), validateUTF8: false,
+            maxFrameSize: Self.maxFrameSize(maxEphemeralBytes: maxEphemeralBytes))
+        do {
+            _ = try await WebSocketHandler.handle(
+                type: .server, configuration: configuration, asyncChannel: socket, context: Context(logger: logger),
+                handler: { inbound, outbound, _ in try await self.serve(inbound: inbound, outbound: outbound) })
+        } catch {
+            logger.debug("ephemeral socket ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private struct Context: WebSocketContext {
+        let logger: Logger
+    }
+
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let hub = store.ephemeralHub
+        let (subscription, messages) = hub.subscribe(convoId: convoId)
+        metrics.subscribers.increment()
+        defer {
+            hub.unsubscribe(subscription)
+            metrics.subscribers.decrement()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [member] in
+                for await message in messages where message.sender != member {
+                    try await outbound.write(.binary(EphemeralSocketFrame.encodeMessage(message)))
+                }
+                // The hub closed its subscriptions: the server is shutting down.
+                try await Self.close(outbound, .goingAway, "shutting down")
+            }
+            group.addTask { [store, convoId, member, heartbeat] in
+                while true {
+                    try await Task.sleep(for: heartbeat)
+                    guard (try? await store.isActiveMember(convoId: convoId, did: member)) == true else {
+                        try await Self.close(outbound, Self.notMemberCode, "NotMember: no longer an active member of the convo")
+                        return
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            for try await message in inbound.messages(maxSize: Self.maxFrameSize(maxEphemeralBytes: maxEphemeralBytes)) {
+                guard case .binary(let buffer) = message else {
+                    try await Self.close(outbound, .unacceptableData, "InvalidRequest: ephemeral sends are binary frames")
+                    return
+                }
+                let input: SendEphemeralInput
+                do {
+                    input = try EphemeralSocketFrame.decodeSend(buffer, convoId: convoId)
+                    try InputRules.ephemeral(input, maxBytes: maxEphemeralBytes)
+                } catch {
+                    try await Self.close(outbound, .policyViolation, "InvalidRequest: \(Self.reason(error))")
+                    return
+                }
+                guard rateLimiter.admit(member) else { continue }
+                try await store.relayEphemeral(EphemeralMessage(
+                    convoId: convoId, sender: member, epoch: input.epoch, data: input.data, kind: input.kind))
+            }
+        }
+    }
+
+    /// Sends a close frame; a reason is cut to the 123 bytes a close frame holds.
+    private static func close(_ outbound: WebSocketOutboundWriter, _ code: WebSocketErrorCode, _ reason: String) async throws {
+        var cut = Substring(reason)
+        while cut.utf8.count > 123 { cut = cut.dropLast() }
+        try await outbound.close(code, reason: String(cut))
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as DeliveryError: error.message
+        case let error as EphemeralFrameError: error.reason
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import ImprintDelivery
+import ImprintServer
+import ImprintServerTestSupport
+import Logging
+import NIOCore
+import NIOWebSocket
+import Testing
+import WSClient
+
+/// The ephemeral socket (v1.5, `ephemeralSocket`): relays both ways with sockets and SSE
+/// streams, refuses before the upgrade exactly as `subscribeEphemeral` does, closes on a
+/// malformed frame with a typed reason (the server stays up), closes a removed member's socket
+/// at the next heartbeat (1 s in tests), and crosses instances on PostgreSQL.
+@Suite struct EphemeralSocketTests {
+    struct TimeoutError: Error {}
+
+    /// The first element of `stream`, sending with `send` every 50 ms meanwhile (a message sent
+    /// before the receiver's socket or stream is open reaches no one, by design); at most 20 s.
+    static func firstReceived(
+        _ stream: AsyncThrowingStream<EphemeralMessage, any Error>, sending send: @escaping @Sendable () async throws -> Void
+    ) async throws -> EphemeralMessage {
+        try await withThrowingTaskGroup(of: EphemeralMessage?.self) { group in
+            group.addTask {
+                for try await message in stream { return message }
+                return nil
+            }
+            group.addTask {
+                for _ in 0..<400 {
+                    try await send()
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                throw TimeoutError()
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return try #require(first, "the stream ended without a message")
+        }
+    }
+
+    static func input(_ fixture: ConvoFixture, _ text: String, kind: String? = nil) -> SendEphemeralInput {
+        SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data(text.utf8), kind: kind)
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func socketsRelayToSocketsAndStreams(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
+            let (bob, carol) = (fixture.members[0], fixture.members[1])
+            let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+            let bobChannel = try #require(try await bob.openEphemeralChannel(convoId: fixture.convoId))
+            defer { ownerChannel.close(); bobChannel.close() }
+
+            // Socket to socket, kind and epoch as given.
+            let toSocket = try await Self.firstReceived(bobChannel.messages) {
+                try await ownerChannel.send(Self.input(fixture, "caret at 7", kind: EphemeralKind.preview))
+            }
+            #expect(toSocket == EphemeralMessage(convoId: fixture.convoId, sender: fixture.owner.did, epoch: fixture.epoch,
+                                                 data: Data("caret at 7".utf8), kind: EphemeralKind.preview))
+            // Socket to an SSE stream.
+            let toStream = try await Self.firstReceived(carol.subscribeEphemeral(convoId: fixture.convoId)) {
+                try await ownerChannel.send(Self.input(fixture, "to sse"))
+            }
+            #expect(toStream.sender == fixture.owner.did && toStream.data == Data("to sse".utf8) && toStream.kind == nil)
+            // A POST to a socket; the owner's own sends never came back to it, so the first
+            // message it has not skipped over is Carol's (Bob's socket got the owner's, above).
+            let fromPost = try await Self.firstReceived(ownerChannel.messages) {
+                try await carol.sendEphemeral(Self.input(fixture, "from post"))
+            }
+            #expect(fromPost.sender == carol.did && fromPost.data == Data("from post".utf8))
+        }
+    }
+
+    /// An upgrade is answered before it happens, with the error `subscribeEphemeral` gives.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func refusedBeforeTheUpgrade(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server)
+            let stranger = server.client()
+            let path = DeliveryMethod.ephemeralSocket.path + "?convoId=" + fixture.convoId
+            #expect(try await Self.upgrade(server, path: path, token: nil).hasPrefix("HTTP/1.1 401"))
+            let strangerToken = try stranger.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+            let refused = try await Self.upgrade(server, path: path, token: strangerToken)
+            #expect(refused.hasPrefix("HTTP/1.1 403") && refused.contains("NotMember"))
+            let wrongMethodToken = try fixture.owner.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.subscribeEphemeral.nsid)
+            #expect(try await Self.upgrade(server, path: path, token: wrongMethodToken).hasPrefix("HTTP/1.1 401"))
+            let ownerToken = try fixture.owner.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+            let unknown = try await Self.upgrade(server, path: DeliveryMethod.ephemeralSocket.path + "?convoId=no-such-convo", token: ownerToken)
+            #expect(unknown.hasPrefix("HTTP/1.1 404"))
+            // Through the client: the same errors, typed.
+            await expectServiceError(403, "NotMember") { _ = try await stranger.openEphemeralChannel(convoId: fixture.convoId) }
+            await expectServiceError(404, "NotFound") { _ = try await fixture.owner.openEphemeralChannel(convoId: "no-such-convo") }
+            // A member's plain GET (no upgrade) is told to upgrade.
+            let plain = try await RawHTTP.call(server, .ephemeralSocket, signer: fixture.owner.signer, query: "convoId=" + fixture.convoId)
+            #expect(plain.status == 400 && plain.errorName == "InvalidRequest")
+            // And the server still upgrades a member.
+            let channel = try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId)
+            #expect(channel != nil)
+            channel?.close()
+        }
+    }
+
+    /// Each malformed frame closes its socket with a code and an `InvalidRequest` reason;
+    /// the server stays up and serves the next socket.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func malformedFramesCloseTheSocket(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            func send(_ bytes: [UInt8]) -> WebSocketOutboundWriter.OutboundFrame { .binary(ByteBuffer(bytes: bytes)) }
+            let header: [UInt8] = [0x01, 0, 0, 0, 0, 0, 0, 0, 1]
+            let cases: [(String, WebSocketOutboundWriter.OutboundFrame, Int)] = [
+                ("text", .text("hello"), 1003),
+                ("garbage", send([0xFF, 1, 2]), 1008),
+                ("short header", send([0x01, 0, 0]), 1008),
+                ("no data", send(header + [0]), 1008),
+                ("data too big", send(header + [0] + [UInt8](repeating: 7, count: 2049)), 1008),
+                ("bad kind", send(header + [2] + Array("P!".utf8) + [1]), 1008),
+                ("kind too long", send(header + [33] + [UInt8](repeating: 0x61, count: 33) + [1]), 1008),
+                ("negative epoch", send([0x01, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 1]), 1008),
+            ]
+            for (name, frame, code) in cases {
+                let close = try await Self.closeAfterSending(frame, server: server, as: fixture.owner, convoId: fixture.convoId)
+                #expect(close?.code == code, "\(name)")
+                if code == 1008 { #expect(close?.reason.hasPrefix("InvalidRequest: ") == true, "\(name): \(close?.reason ?? "")") }
+            }
+            // A frame past the size limit ends the socket at the frame layer (1009, or the
+            // connection closed); either way only that socket.
+            _ = try? await Self.closeAfterSending(send(header + [0] + [UInt8](repeating: 7, count: 100_000)), server: server,
+                                                  as: fixture.owner, convoId: fixture.convoId)
+            _ = try await fixture.owner.getConvos()
+            let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+            let bobChannel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
+            defer { ownerChannel.close(); bobChannel.close() }
+            let received = try await Self.firstReceived(bobChannel.messages) { try await ownerChannel.send(Self.input(fixture, "still up")) }
+            #expect(received.data == Data("still up".utf8))
+        }
+    }
+
+    /// The socket of a member who is removed is closed at the next heartbeat, `NotMember`.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func aRemovedMembersSocketIsClosed(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
+            let carol = fixture.members[1]
+            let channel = try #require(try await carol.openEphemeralChannel(convoId: fixture.convoId))
+            _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: carol.did,
+                                                                       commit: Data("remove".utf8)))
+            let ended = Task { () -> (any Error)? in
+                do {
+                    for try await _ in channel.messages {}
+                    return nil
+                } catch { return error }
+            }
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(30))
+                channel.close()
+            }
+            let error = await ended.value
+            timeout.cancel()
+            let closed = try #require(error as? EphemeralChannelClosed, "ended with \(String(describing: error))")
+            #expect(closed.code == 4403 && closed.name == "NotMember")
+        }
+    }
+
+    /// Sent on a socket of one instance, received on a socket of the other.
+    @Test(.timeLimit(.minutes(2))) func crossesInstancesOnPostgres() async throws {
+        guard StoreKind.available.contains(.postgres) else { return }
+        try await withTwoPostgresInstances { first, second in
+            let fixture = try await ConvoFixture.make(on: first, extraMembers: 1)
+            let bobOnSecond = second.client(fixture.members[0].signer)
+            let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+            let bobChannel = try #require(try await bobOnSecond.openEphemeralChannel(convoId: fixture.convoId))
+            defer { ownerChannel.close(); bobChannel.close() }
+            let received = try await Self.firstReceived(bobChannel.messages) { try await ownerChannel.send(Self.input(fixture, "hello")) }
+            #expect(received.sender == fixture.owner.did && received.data == Data("hello".utf8))
+        }
+    }
+
+    // MARK: Raw sockets
+
+    /// What the server answers to an upgrade request for `path` (its first bytes, as text).
+    static func upgrade(_ server: RunningServer, path: String, token: String?) async throws -> String {
+        let socket = try await RawSocket.connect(port: server.port)
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        try await socket.send(request + "\r\n")
+        _ = await socket.waitUntilReceived(atLeast: 12, timeout: .seconds(10))
+        return String(decoding: await socket.outcome(timeout: .milliseconds(300)).bytes, as: UTF8.self)
+    }
+
+    /// The close the server answers `frame` with, on a socket of `client` (at most 20 s).
+    static func closeAfterSending(
+        _ frame: WebSocketOutboundWriter.OutboundFrame, server: RunningServer, as client: DeliveryClient, convoId: String
+    ) async throws -> EphemeralChannelClosed? {
+        let token = try client.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.authorization] = "Bearer " + token
+        let url = server.baseURL + DeliveryMethod.ephemeralSocket.path + "?convoId=" + convoId
+        let connection = Task {
+            try await WebSocketClient.connect(url: url, configuration: configuration, logger: testLogger) { inbound, outbound, _ in
+                try await outbound.write(frame)
+                for try await _ in inbound {}
+            }
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            connection.cancel()
+        }
+        defer { timeout.cancel() }
+        guard let close = try await connection.value else { return nil }
+        return EphemeralChannelClosed(code: Int(UInt16(webSocketErrorCode: close.closeCode)), reason: close.reason ?? "")
+    }
+}
