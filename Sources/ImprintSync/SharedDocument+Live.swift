@@ -73,7 +73,7 @@ extension SharedDocument {
                 for try await event in account.delivery.subscribeConvoEvents(cursor: cursor) {
                     cursor = event.cursor
                     delay = .milliseconds(500)
-                    if event.payload.convoId == convoId { waker.yield(.announced) }
+                    if event.payload.convoId == convoId, !isOwnApplicationMessage(event.payload) { waker.yield(.announced) }
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -137,7 +137,7 @@ extension SharedDocument {
             do {
                 for try await _ in try await account.zones.subscribe(zoneId: zoneId) {
                     delay = .milliseconds(500)
-                    waker.yield(.announced)
+                    waker.yield(.recordsArrived)
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -157,14 +157,18 @@ extension SharedDocument {
         var lastPull = ContinuousClock.now
         var pullDue = true
         var retryDelay = Duration.milliseconds(200)
+        // Whether the last pull found announced messages whose records were not in the zone
+        // yet: only then is a zone notification news (most are this member's own saves).
+        var waitingForRecords = false
         for await wake in wakes {
             if Task.isCancelled { return }
-            if wake == .announced { pullDue = true }
+            if wake == .announced || (wake == .recordsArrived && waitingForRecords) { pullDue = true }
             do {
                 if pullDue || ContinuousClock.now - lastPull >= pullInterval {
                     pullDue = false
                     lastPull = .now
                     let report = try await livePull()
+                    waitingForRecords = !report.gaps.isEmpty
                     if report.messages > 0 || report.commits > 0 { events.yield(.pulled(report)) }
                 }
                 let now = TreeStamp.take(logs)
@@ -197,8 +201,21 @@ extension SharedDocument {
 
 /// Why `live`'s worker woke up.
 enum LiveWake: Sendable, Equatable {
-    /// The Delivery Service announced a message or membership change of the convo.
+    /// The Delivery Service announced a message or membership change of the convo (not one
+    /// of this member's own application messages: there is nothing to pull for those).
     case announced
+    /// The shared zone changed: records may have arrived for announced messages.
+    case recordsArrived
     /// Time to look at the bundle's files.
     case tick
+}
+
+extension SharedDocument {
+    /// Whether `payload` announces an application message this member sent itself: `live`
+    /// does not pull for those (the sender has its changes; its cursor moves past the seq at
+    /// the next pull), which would otherwise run beside this member's next edit.
+    nonisolated func isOwnApplicationMessage(_ payload: ConvoEventPayload) -> Bool {
+        guard case let .message(event) = payload else { return false }
+        return event.message.sender == account.did && event.message.messageType == .app
+    }
 }
