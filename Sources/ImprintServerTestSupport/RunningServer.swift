@@ -26,6 +26,10 @@ public struct RunningServer: Sendable {
         configuration.eventHeartbeat = .seconds(1)
         // Tests play many members from one loopback address.
         configuration.connectionLimits.maxConnectionsPerAddress = 100_000
+        // The full run shares two cores among every suite and stalls for seconds at a time; a
+        // body is closed for a 10 s gap by default, which a loaded run can hit mid-request
+        // (tests of the timeout itself set their own).
+        configuration.connectionLimits.bodyIdleTimeout = .seconds(60)
         configure(&configuration)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: testLogger, services: services) { port in
