@@ -28,6 +28,11 @@ import NIOWebSocket
 struct EphemeralSocketSession: Sendable {
     /// Close code of a member who was removed or left (an application code, 4000-4999).
     static let notMemberCode = WebSocketErrorCode.unknown(4403)
+    /// The shortest period of the socket's pings. A ping not answered by the next one closes
+    /// the socket, so a period as short as a test's 1 s heartbeat closes live sockets whenever
+    /// a loaded machine stalls a client for a second; membership is still checked at every
+    /// heartbeat.
+    static let minimumPingPeriod: Duration = .seconds(10)
 
     let store: any DeliveryStore
     let rateLimiter: RateLimiter
@@ -42,7 +47,7 @@ struct EphemeralSocketSession: Sendable {
 
     func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
         let configuration = WebSocketHandler.Configuration(
-            extensions: [], autoPing: .enabled(timePeriod: heartbeat), validateUTF8: false,
+            extensions: [], autoPing: .enabled(timePeriod: max(heartbeat, Self.minimumPingPeriod)), validateUTF8: false,
             maxFrameSize: Self.maxFrameSize(maxEphemeralBytes: maxEphemeralBytes))
         do {
             _ = try await WebSocketHandler.handle(
@@ -76,7 +81,9 @@ struct EphemeralSocketSession: Sendable {
             group.addTask { [store, convoId, member, heartbeat] in
                 while true {
                     try await Task.sleep(for: heartbeat)
-                    guard (try? await store.isActiveMember(convoId: convoId, did: member)) == true else {
+                    // Only a definite "no" closes the socket: a store that fails to answer
+                    // (a busy pool) is asked again at the next heartbeat.
+                    guard (try? await store.isActiveMember(convoId: convoId, did: member)) != false else {
                         try await Self.close(outbound, Self.notMemberCode, "NotMember: no longer an active member of the convo")
                         return
                     }
