@@ -61,6 +61,50 @@ struct EpochSeal: Sendable {
         }
     }
 
+    /// `did`'s message of this kind, sealed in `group`'s current epoch: the plaintext
+    /// `label ‖ opaque did<V> ‖` what `fields` writes `‖ opaque signature<V>` (the DID's
+    /// signature over everything before it), then zeros up to `paddedLength(its length)`.
+    func sealSigned(did: String, signingKey: Curve25519.Signing.PrivateKey, group: MLSGroup, convoId: String,
+                    paddedLength: (Int) -> Int, fields: (inout TLSWriter) -> Void) throws -> [UInt8] {
+        var w = TLSWriter(capacity: 256)
+        w.writeBytes(label)
+        w.writeOpaque(Array(did.utf8))
+        fields(&w)
+        w.writeOpaque(try sign(w.bytes, signingKey: signingKey, convoId: convoId, epoch: group.epoch))
+        var plaintext = w.bytes
+        plaintext.append(contentsOf: repeatElement(0, count: max(0, paddedLength(plaintext.count) - plaintext.count)))
+        return try seal(plaintext, group: group, convoId: convoId)
+    }
+
+    /// The fields (read by `fields`) of a message that `sender` (the Delivery Service's
+    /// authenticated sender) relayed in `group`'s current epoch, laid out as
+    /// ``sealSigned(did:signingKey:group:convoId:paddedLength:fields:)`` writes it. Throws
+    /// ``SyncError/Code/invalidPayload`` for anything that does not open, parse (the label,
+    /// the fields, the signature, zeros only after it), name `sender`, name a member or verify.
+    func openSigned<Fields>(_ data: [UInt8], sender: String, group: MLSGroup, convoId: String,
+                            fields: (inout TLSReader) throws -> Fields) throws(SyncError) -> Fields {
+        let plaintext = try open(data, sender: sender, group: group, convoId: convoId)
+        do {
+            var r = TLSReader(plaintext)
+            guard try r.readBytes(4) == label else { throw SyncError(.invalidPayload, "not a \(name)") }
+            guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else {
+                throw SyncError(.invalidPayload, "the DID of a \(name) is not UTF-8")
+            }
+            let value = try fields(&r)
+            let signed = Array(plaintext[..<(plaintext.count - r.remaining)])
+            let signature = try r.readOpaque()
+            guard try r.readBytes(r.remaining).allSatisfy({ $0 == 0 }) else {
+                throw SyncError(.invalidPayload, "a \(name) with trailing bytes")
+            }
+            try verify(signature, of: signed, did: did, sender: sender, group: group, convoId: convoId)
+            return value
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.invalidPayload, "a malformed \(name) from \(sender): \(error)")
+        }
+    }
+
     /// The sender's signature over `body` (the plaintext up to the signature).
     func sign(_ body: [UInt8], signingKey: Curve25519.Signing.PrivateKey, convoId: String, epoch: UInt64) throws -> [UInt8] {
         Array(try signingKey.signature(for: signedBytes(body, convoId: convoId, epoch: epoch)))

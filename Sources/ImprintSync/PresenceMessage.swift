@@ -45,17 +45,13 @@ struct PresenceMessage {
     static let paddedBytes = 256
 
     static func seal(_ update: PresenceUpdate, signingKey: Curve25519.Signing.PrivateKey, group: MLSGroup, convoId: String) throws -> [UInt8] {
-        var w = TLSWriter(capacity: 256)
-        w.writeBytes(box.label)
-        w.writeOpaque(Array(update.did.utf8))
-        w.writeUInt8(update.isActive ? 1 : 0)
-        w.writeOptional(update.cursor) { w, cursor in w.writeOpaque(cursor.bytes) }
-        w.writeOptional(update.selectionEnd) { w, cursor in w.writeOpaque(cursor.bytes) }
-        w.writeUInt64(UInt64(max(0, update.sentAt.timeIntervalSince1970 * 1000)))
-        w.writeOpaque(try box.sign(w.bytes, signingKey: signingKey, convoId: convoId, epoch: group.epoch))
-        var plaintext = w.bytes
-        plaintext.append(contentsOf: repeatElement(0, count: max(0, paddedBytes - plaintext.count)))
-        return try box.seal(plaintext, group: group, convoId: convoId)
+        try box.sealSigned(did: update.did, signingKey: signingKey, group: group, convoId: convoId,
+                           paddedLength: { _ in paddedBytes }) { w in
+            w.writeUInt8(update.isActive ? 1 : 0)
+            w.writeOptional(update.cursor) { w, cursor in w.writeOpaque(cursor.bytes) }
+            w.writeOptional(update.selectionEnd) { w, cursor in w.writeOpaque(cursor.bytes) }
+            w.writeUInt64(UInt64(max(0, update.sentAt.timeIntervalSince1970 * 1000)))
+        }
     }
 
     /// Opens a relayed message of `sender` (the Delivery Service's authenticated sender) sent
@@ -65,27 +61,15 @@ struct PresenceMessage {
         guard data.count >= 12 + 16 + paddedBytes, data.count <= 4096 else {
             throw SyncError(.invalidPayload, "a presence message of \(data.count) bytes")
         }
-        let plaintext = try box.open(data, sender: sender, group: group, convoId: convoId)
-        do {
-            var r = TLSReader(plaintext)
-            guard try r.readBytes(4) == box.label else { throw SyncError(.invalidPayload, "not a presence message") }
-            guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "presence DID is not UTF-8") }
+        return try box.openSigned(data, sender: sender, group: group, convoId: convoId) { r in
             let active = try r.readUInt8()
+            guard active <= 1 else { throw SyncError(.invalidPayload, "a presence message whose active flag is \(active)") }
             let cursor = try r.readOptional { try Cursor(bytes: try $0.readOpaque()) }
             let selectionEnd = try r.readOptional { try Cursor(bytes: try $0.readOpaque()) }
             let sentAt = try r.readUInt64()
-            let signed = Array(plaintext[..<(plaintext.count - r.remaining)])
-            let signature = try r.readOpaque()
-            guard try r.readBytes(r.remaining).allSatisfy({ $0 == 0 }), active <= 1 else {
-                throw SyncError(.invalidPayload, "a presence message with trailing bytes")
-            }
-            try box.verify(signature, of: signed, did: did, sender: sender, group: group, convoId: convoId)
-            return PresenceUpdate(did: did, isActive: active == 1, cursor: cursor, selectionEnd: selectionEnd,
+            // The DID is the sender's: `openSigned` checked it.
+            return PresenceUpdate(did: sender, isActive: active == 1, cursor: cursor, selectionEnd: selectionEnd,
                                   sentAt: Date(timeIntervalSince1970: Double(min(sentAt, 1 << 52)) / 1000))
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.invalidPayload, "a malformed presence message from \(sender): \(error)")
         }
     }
 }

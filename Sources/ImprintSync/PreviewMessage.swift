@@ -23,14 +23,10 @@ struct PreviewMessage {
     /// `changeSet` sealed as `did`'s preview in `group`'s current epoch.
     static func seal(changeSet: [UInt8], did: String, signingKey: Curve25519.Signing.PrivateKey, group: MLSGroup,
                      convoId: String) throws -> [UInt8] {
-        var w = TLSWriter(capacity: changeSet.count + 160)
-        w.writeBytes(box.label)
-        w.writeOpaque(Array(did.utf8))
-        w.writeOpaque(changeSet)
-        w.writeOpaque(try box.sign(w.bytes, signingKey: signingKey, convoId: convoId, epoch: group.epoch))
-        var plaintext = w.bytes
-        plaintext.append(contentsOf: repeatElement(0, count: SyncPayload.bucket(for: plaintext.count + overhead) - overhead - plaintext.count))
-        return try box.seal(plaintext, group: group, convoId: convoId)
+        try box.sealSigned(did: did, signingKey: signingKey, group: group, convoId: convoId,
+                           paddedLength: { SyncPayload.bucket(for: $0 + overhead) - overhead }) { w in
+            w.writeOpaque(changeSet)
+        }
     }
 
     /// The changes of a preview that `sender` (the Delivery Service's authenticated sender)
@@ -38,23 +34,11 @@ struct PreviewMessage {
     /// anything that does not open, parse, name `sender`, name a member or verify, and for a
     /// change set that does not decode within `maximumBytes`.
     static func open(_ data: [UInt8], sender: String, group: MLSGroup, convoId: String, maximumBytes: Int) throws(SyncError) -> [Change] {
-        let plaintext = try box.open(data, sender: sender, group: group, convoId: convoId)
+        let changeSet = try box.openSigned(data, sender: sender, group: group, convoId: convoId) { r in try r.readOpaque() }
         do {
-            var r = TLSReader(plaintext)
-            guard try r.readBytes(4) == box.label else { throw SyncError(.invalidPayload, "not a preview") }
-            guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "preview DID is not UTF-8") }
-            let changeSet = try r.readOpaque()
-            let signed = Array(plaintext[..<(plaintext.count - r.remaining)])
-            let signature = try r.readOpaque()
-            guard try r.readBytes(r.remaining).allSatisfy({ $0 == 0 }) else {
-                throw SyncError(.invalidPayload, "a preview with trailing bytes")
-            }
-            try box.verify(signature, of: signed, did: did, sender: sender, group: group, convoId: convoId)
             return try ChangeSet.decode(changeSet, maximumBytes: maximumBytes)
-        } catch let error as SyncError {
-            throw error
         } catch {
-            throw SyncError(.invalidPayload, "a malformed preview from \(sender): \(error)")
+            throw SyncError(.invalidPayload, "a preview from \(sender) whose changes do not decode: \(error)")
         }
     }
 }
