@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ImprintFiles
 import ImprintKeys
@@ -42,23 +41,13 @@ extension SharedDocument {
     /// from exactly what is stored, at the price of a read and a hash.
     func reloadPersistedState() throws {
         if let bytes = try SyncState.storedBytes(home: home, convoId: convoId) {
-            var saved: SyncState
-            if let known = persistedState, known.digest == SHA256.hash(data: bytes) {
-                saved = known.value
-            } else {
-                saved = try SyncState(stored: bytes, path: SyncState.path(home: home, convoId: convoId))
-                persistedState = (SHA256.hash(data: bytes), saved)
-            }
+            let path = SyncState.path(home: home, convoId: convoId)
+            var saved = try persistedState.value(of: bytes) { try SyncState(stored: $0, path: path) }
             saved.bundlePath = state.bundlePath
             state = saved
         }
         if let record = try account.keyStore.groupState(convo: convoId, for: account.identity.did) {
-            if let known = persistedGroup, known.digest == SHA256.hash(data: record.state) {
-                group = known.value
-            } else {
-                group = try MLSGroup(serializedState: record.state)
-                persistedGroup = (SHA256.hash(data: record.state), group)
-            }
+            group = try persistedGroup.value(of: record.state) { try MLSGroup(serializedState: $0) }
             cursor = record.cursor
         }
     }

@@ -90,9 +90,9 @@ public actor SharedDocument {
     /// When `previewed` was last pruned.
     var previewedPrunedAt = ContinuousClock.now
     /// What the stored sync state and MLS state last written or read by this object decode
-    /// to, by the SHA-256 of their bytes (`reloadPersistedState`).
-    var persistedState: (digest: SHA256.Digest, value: SyncState)?
-    var persistedGroup: (digest: SHA256.Digest, value: MLSGroup)?
+    /// to (`reloadPersistedState`).
+    var persistedState = DecodeMemo<SyncState>()
+    var persistedGroup = DecodeMemo<MLSGroup>()
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
@@ -254,12 +254,12 @@ public actor SharedDocument {
     func writeGroup() throws {
         let serialized = try group.serializedState()
         try account.keyStore.saveGroupState(GroupStateRecord(state: serialized, cursor: cursor), convo: convoId, for: account.identity.did)
-        persistedGroup = (SHA256.hash(data: serialized), group)
+        persistedGroup.remember(serialized, as: group)
     }
 
     func writeState() throws {
         let bytes = try state.save(home: home)
-        persistedState = (SHA256.hash(data: bytes), state)
+        persistedState.remember(bytes, as: state)
     }
 
     /// Runs `body`, which encrypts or commits in the current epoch; when the Delivery Service
