@@ -11,7 +11,7 @@ import WSClient
 /// The ephemeral socket (v1.5, `ephemeralSocket`): relays both ways with sockets and SSE
 /// streams, refuses before the upgrade exactly as `subscribeEphemeral` does, closes on a
 /// malformed frame with a typed reason (the server stays up), closes a removed member's socket
-/// at the next heartbeat (1 s in tests), and crosses instances on PostgreSQL.
+/// as the removal commits (on any instance), and crosses instances on PostgreSQL.
 @Suite struct EphemeralSocketTests {
     struct TimeoutError: Error {}
 
@@ -136,30 +136,65 @@ import WSClient
         }
     }
 
-    /// The socket of a member who is removed is closed at the next heartbeat, `NotMember`.
+    /// An hour: longer than any test, so a check that closes a socket was not the heartbeat's.
+    static func noHeartbeat(_ configuration: inout DeliveryServerConfiguration) { configuration.eventHeartbeat = .seconds(3600) }
+
+    /// The socket of a member who is removed is closed as the removal commits, `NotMember`,
+    /// not at the next heartbeat (an hour here).
     @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
     func aRemovedMembersSocketIsClosed(kind: StoreKind) async throws {
-        try await withServer(kind) { server in
+        try await withServer(kind, configure: Self.noHeartbeat) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
-            let carol = fixture.members[1]
-            let channel = try #require(try await carol.openEphemeralChannel(convoId: fixture.convoId))
-            _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: carol.did,
-                                                                       commit: Data("remove".utf8)))
-            let ended = Task { () -> (any Error)? in
-                do {
-                    for try await _ in channel.messages {}
-                    return nil
-                } catch { return error }
-            }
-            let timeout = Task {
-                try await Task.sleep(for: .seconds(30))
-                channel.close()
-            }
-            let error = await ended.value
-            timeout.cancel()
-            let closed = try #require(error as? EphemeralChannelClosed, "ended with \(String(describing: error))")
+            let closed = try await Self.closeOnRemoval(of: fixture.members[1], from: fixture, socketOn: server)
             #expect(closed.code == 4403 && closed.name == "NotMember")
         }
+    }
+
+    /// The removal commits through one instance; the removed member's socket on the other is
+    /// closed at once (`NOTIFY imprint_events` rings its bell there).
+    @Test(.timeLimit(.minutes(2))) func aRemovedMembersSocketOnAnotherInstanceIsClosed() async throws {
+        guard StoreKind.available.contains(.postgres) else { return }
+        try await withTwoPostgresInstances(configure: Self.noHeartbeat) { first, second in
+            let fixture = try await ConvoFixture.make(on: first, extraMembers: 2)
+            let closed = try await Self.closeOnRemoval(of: fixture.members[1], from: fixture, socketOn: second)
+            #expect(closed.code == 4403 && closed.name == "NotMember")
+        }
+    }
+
+    /// Opens `member`'s socket on `server`, waits until a message of the owner reached it
+    /// through it (so it is subscribed), has the owner remove `member`, and returns how the
+    /// socket closed (it is closed by the test after 30 s).
+    static func closeOnRemoval(of member: DeliveryClient, from fixture: ConvoFixture, socketOn server: RunningServer) async throws
+        -> EphemeralChannelClosed
+    {
+        let channel = try #require(try await server.client(member.signer).openEphemeralChannel(convoId: fixture.convoId))
+        let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+        defer { ownerChannel.close() }
+        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+        let ended = Task { () -> (any Error)? in
+            do {
+                for try await _ in channel.messages { signal.yield() }
+                return nil
+            } catch { return error }
+        }
+        let sender = Task {
+            while !Task.isCancelled {
+                try await ownerChannel.send(input(fixture, "before"))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        var waiting = reached.makeAsyncIterator()
+        _ = await waiting.next()
+        sender.cancel()
+        _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: member.did,
+                                                                   commit: Data("remove".utf8)))
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            channel.close()
+        }
+        let error = await ended.value
+        timeout.cancel()
+        return try #require(error as? EphemeralChannelClosed, "ended with \(String(describing: error))")
     }
 
     /// Sent on a socket of one instance, received on a socket of the other.

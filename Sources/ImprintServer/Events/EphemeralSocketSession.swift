@@ -14,12 +14,13 @@ import NIOWebSocket
 /// - **Same stream as `subscribeEphemeral`.** The convo's ephemeral messages from the moment
 ///   of the upgrade, the member's own left out, go out as binary frames; a member who reads
 ///   slowly loses the oldest first, at most ``EphemeralHub/bufferedMessages`` being held.
-/// - **Membership, once per heartbeat.** The upgrade admitted an active member
-///   (``EphemeralSocketAdmission``); every `eventHeartbeat` the membership is checked again and
-///   the socket of a member who was removed or left is closed with ``notMemberCode`` and the
-///   reason `NotMember`. Between two heartbeats a removed member's sends are still relayed, as
-///   its SSE stream still receives: both carry only MLS ciphertext of an epoch the others have
-///   left, which they drop.
+/// - **Membership, at its change.** The upgrade admitted an active member
+///   (``EphemeralSocketAdmission``); the membership is checked again as soon as an event for
+///   the member commits (its removal or departure is one) and at every `eventHeartbeat`
+///   (``MembershipWatch``), and the socket of a member who was removed or left is closed with
+///   ``notMemberCode`` and the reason `NotMember`. Between the removal's commit and that check
+///   (one store read) a removed member's sends may still be relayed: they carry only MLS
+///   ciphertext of an epoch the others have left, which they drop.
 /// - **Bounded.** Frames longer than `maxFrameSize` close the socket with 1009; a text frame
 ///   closes it with 1003; a binary message that is not a well-formed send, or breaks
 ///   `sendEphemeral`'s rules, closes it with 1008 and the reason `InvalidRequest: <why>`. Sends
@@ -79,10 +80,9 @@ struct EphemeralSocketSession: Sendable {
                 try await Self.close(outbound, .goingAway, "shutting down")
             }
             group.addTask { [store, convoId, member, heartbeat] in
-                while true {
-                    try await Task.sleep(for: heartbeat)
+                for await _ in MembershipWatch.checks(bell: store.eventBell, member: member, heartbeat: heartbeat) {
                     // Only a definite "no" closes the socket: a store that fails to answer
-                    // (a busy pool) is asked again at the next heartbeat.
+                    // (a busy pool) is asked again at the next check.
                     guard (try? await store.isActiveMember(convoId: convoId, did: member)) != false else {
                         try await Self.close(outbound, Self.notMemberCode, "NotMember: no longer an active member of the convo")
                         return

@@ -7,8 +7,9 @@ import ServiceLifecycle
 
 /// `subscribeEphemeral`: the ephemeral messages of one convo as server-sent events
 /// (`event: ephemeral`, no `id:`: nothing is stored, so there is nothing to resume), from the
-/// moment the stream opens, leaving out the subscriber's own. Membership is checked again at
-/// every heartbeat: the stream of a member who was removed or left ends there.
+/// moment the stream opens, leaving out the subscriber's own. Membership is checked again as
+/// soon as an event for the subscriber commits and at every heartbeat (``MembershipWatch``):
+/// the stream of a member who was removed or left ends there.
 struct EphemeralStreamResponder: Sendable {
     let store: any DeliveryStore
     let convoId: String
@@ -21,18 +22,10 @@ struct EphemeralStreamResponder: Sendable {
             let hub = store.ephemeralHub
             let (subscription, messages) = hub.subscribe(convoId: convoId)
             metrics.subscribers.increment()
-            // Heartbeats: a keep-alive comment and the membership check, in the same task as
-            // the writes (a writer is not shared between tasks).
-            let ticks = AsyncStream<Void> { continuation in
-                let ticker = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: heartbeat)
-                        continuation.yield()
-                    }
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in ticker.cancel() }
-            }
+            // Membership checks (at every heartbeat, with a keep-alive comment, and at every
+            // event for the subscriber): their output goes through `sink` to the one task that
+            // writes (a writer is not shared between tasks).
+            let checks = MembershipWatch.checks(bell: store.eventBell, member: subscriber, heartbeat: heartbeat)
             defer {
                 hub.unsubscribe(subscription)
                 metrics.subscribers.decrement()
@@ -51,9 +44,9 @@ struct EphemeralStreamResponder: Sendable {
                         sink.finish()
                     }
                     group.addTask {
-                        for await _ in ticks {
+                        for await reason in checks {
                             guard (try? await store.isActiveMember(convoId: convoId, did: subscriber)) == true else { break }
-                            sink.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                            if reason == .heartbeat { sink.yield(ByteBuffer(string: ": keep-alive\n\n")) }
                         }
                         sink.finish()
                     }
