@@ -102,17 +102,9 @@ import Testing
                 for try await _ in carol.subscribeEphemeral(convoId: fixture.convoId) { signal.yield() }
                 return true
             }
-            let sender = Task {
-                while !Task.isCancelled {
-                    try await bob.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data([7])))
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+            try await Self.remove(carol.did, from: fixture, onceReached: opened) {
+                try await bob.sendEphemeral(SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data([7])))
             }
-            var waiting = opened.makeAsyncIterator()
-            _ = await waiting.next()
-            sender.cancel()
-            _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: carol.did,
-                                                                       commit: Data("remove".utf8)))
             let timeout = Task {
                 try await Task.sleep(for: .seconds(30))
                 ended.cancel()
@@ -121,6 +113,23 @@ import Testing
             timeout.cancel()
             #expect(!ended.isCancelled, "the removed member's stream ended by itself")
         }
+    }
+
+    /// Sends with `send` every 50 ms until `reached` yields (a message reached the member's
+    /// open stream or socket, so it is subscribed), then has the owner remove `did`.
+    static func remove(_ did: String, from fixture: ConvoFixture, onceReached reached: AsyncStream<Void>,
+                       sending send: @escaping @Sendable () async throws -> Void) async throws {
+        let sender = Task {
+            while !Task.isCancelled {
+                try await send()
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        var waiting = reached.makeAsyncIterator()
+        _ = await waiting.next()
+        sender.cancel()
+        _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: did,
+                                                                   commit: Data("remove".utf8)))
     }
 
     /// Sent through one instance, received by a member connected to the other.

@@ -177,17 +177,9 @@ import WSClient
                 return nil
             } catch { return error }
         }
-        let sender = Task {
-            while !Task.isCancelled {
-                try await ownerChannel.send(input(fixture, "before"))
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        try await EphemeralRelayTests.remove(member.did, from: fixture, onceReached: reached) {
+            try await ownerChannel.send(input(fixture, "before"))
         }
-        var waiting = reached.makeAsyncIterator()
-        _ = await waiting.next()
-        sender.cancel()
-        _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: member.did,
-                                                                   commit: Data("remove".utf8)))
         let timeout = Task {
             try await Task.sleep(for: .seconds(30))
             channel.close()
