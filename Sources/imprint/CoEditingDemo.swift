@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import ImprintBundle
+import ImprintCRDT
 import ImprintDelivery
 import ImprintKeys
 import ImprintServer
@@ -14,8 +15,9 @@ import ServiceLifecycle
 /// The co-editing part of `imprint demo`: a Delivery Service and zone service started in
 /// this process on loopback (SQLite and asset files in a temporary directory), three people
 /// with homes of their own sharing one document end-to-end encrypted, one of them offline for
-/// a while, a figure shared, a caret seen, then a removal, compaction, a member receiving
-/// through a zone server of his own; and a look at what the servers stored.
+/// a while, a figure shared, a caret seen, an edit shown before it is pushed, a document
+/// shared without its deleted text, then a removal, compaction, a member receiving through a
+/// zone server of his own; and a look at what the servers stored.
 enum CoEditingDemo {
     static func run(_ report: DemoReport) throws {
         report.say("Co-editing: three people, one server that reads nothing, a removal", heading: true)
@@ -111,6 +113,78 @@ enum CoEditingDemo {
         try report.check("presence reaches the others", presenceOK,
                          "ben's caret, encrypted under the epoch's key and signed, relayed by the Delivery Service without being stored")
 
+        // Previews: while Ben is live, Ada's edit shows in his view as she makes it, sealed in
+        // the epoch and relayed without being stored; the durable copy follows with her push.
+        report.progress("an edit shows before it is pushed")
+        let (benPresence, benPresenceSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let benLive = Task {
+            for try await event in benDoc.live(pollInterval: .milliseconds(50)) {
+                if case .presence = event { benPresenceSink.yield() }
+            }
+        }
+        defer { benLive.cancel() }
+        // Ben's live stream is open once Ada's presence reaches it (a message sent to nobody
+        // is lost, by design).
+        try await firstOf(seconds: 20, "ben's live stream did not open") {
+            var seen = benPresence.makeAsyncIterator()
+            _ = await seen.next()
+        } while: {
+            try await adaDoc.sendPresence(at: 0)
+        }
+        let benView = await benDoc.patches()
+        let durableBefore = await benDoc.status().processedSeq
+        let clock = ContinuousClock(), editStart = clock.now
+        let typed = " Ada, live: figures by Friday."
+        try await adaDoc.edit { try $0.insert(typed, at: try $0.text().count) }
+        try await firstOf(seconds: 20, "ada's edit did not reach ben's view") {
+            var grown = 0
+            for await batch in benView where batch.origin == .remote {
+                for case let .splice(_, _, text) in batch.patches { grown += text.count }
+                if grown >= typed.count { return }
+            }
+        }
+        let shownAfter = clock.now - editStart
+        let benShows = try await benDoc.text().contains(typed)
+        let nothingSequenced = await benDoc.status().processedSeq == durableBefore
+        let previewsApplied = await benDoc.appliedPreviews
+        let previewed = benShows && nothingSequenced && previewsApplied >= 1
+        guard let previewedSeq = try await adaDoc.push().seq else { throw DemoReport.Failure(description: "ada's edit was not sent") }
+        try await firstOf(seconds: 20, "ben did not receive ada's durable copy") {
+            while await benDoc.status().processedSeq < previewedSeq { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        benLive.cancel()
+        _ = await benLive.result
+        let durable = try DocumentBundle.open(at: ben.bundle, device: ben.device).text().contains(typed)
+        let shownMs = Double(shownAfter.components.attoseconds) / 1e15 + Double(shownAfter.components.seconds) * 1000
+        if previewed && durable {
+            report.say(String(format: "edit to ben's view:       %.1f ms, before ada pushed (a preview sealed in the epoch); her push made it durable", shownMs))
+        }
+        try report.check("an edit shows before its push", previewed && durable,
+                         String(format: "ben's view showed ada's edit %.1f ms after she made it, with nothing sequenced yet; the push then reached his bundle", shownMs))
+
+        // Sharing the current state only: a joiner gets the text, not what was deleted before.
+        report.progress("sharing the current state only")
+        let deleted = "first offer: 40 percent"
+        let offerPath = root + "/offer.imprint", benOfferPath = root + "/ben-offer.imprint"
+        let offer = try DocumentBundle.create(at: offerPath, device: ada.device, title: "Offer")
+        try offer.insert("Terms: as agreed.", at: 0)
+        try offer.insert(" (" + deleted + ")", at: 17)
+        let withDeleted = offer.document.currentHeads
+        try offer.delete(at: 17, count: deleted.count + 3)
+        let offerDoc = try await SharedDocument.share(bundleAt: offerPath, device: ada.device, account: ada.account, history: .redacted)
+        try await offerDoc.invite([ben.account.did])
+        let benOffer = try await SharedDocument.join(convoId: offerDoc.convoId, account: ben.account, bundleAt: benOfferPath, device: ben.device)
+        let benOfferDisk = try DocumentBundle.open(at: benOfferPath, device: ben.device)
+        let benOld = try benOfferDisk.document.text(benOfferDisk.body, at: withDeleted)
+        let adaOld = try offer.document.text(offer.body, at: withDeleted)
+        let currentOnly = try await benOffer.text() == "Terms: as agreed." && !benOld.contains(deleted)
+            && benOld.contains(Document.redactedCharacter) && adaOld.contains(deleted)
+        if currentOnly {
+            report.say("current state shared:     ben reads \"Terms: as agreed.\"; at the old version his copy has \(benOld.filter { $0 == Document.redactedCharacter }.count) blanked characters where ada's has the deleted words")
+        }
+        try report.check("current state shared without deleted text", currentOnly,
+                         "shared with --history current: ben's copy has the text and every edit's place, but not the words deleted before he joined; ada keeps her full history")
+
         // Cy is removed; what follows is unreadable to Cy and the servers refuse Cy.
         try await adaDoc.remove(cy.account.did)
         try await adaDoc.edit { try $0.insert(" (Cy has moved on.)", at: try $0.text().count) }
@@ -187,6 +261,28 @@ enum CoEditingDemo {
 
         try await own.stop()
         try await main.stop()
+    }
+
+    /// Runs `body` until it returns, running `repeating` every 50 ms meanwhile (if given);
+    /// fails with `failure` after `seconds`.
+    static func firstOf(seconds: Int, _ failure: String, _ body: @escaping @Sendable () async throws -> Void,
+                        while repeating: (@Sendable () async throws -> Void)? = nil) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(seconds)
+                while ContinuousClock.now < deadline {
+                    try await repeating?()
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw DemoReport.Failure(description: failure) }
+        }
     }
 }
 

@@ -12,10 +12,10 @@ extension SyncSuites {
         let result = try await CLI(executable: imprint, server: "").capture(["demo"])
         #expect(result.status == 0, "imprint demo exited \(result.status): \(result.stderr)")
         for line in ["converged:                true", "both machines agree and kept every edit: true", "(same on all three)",
-                     "cy is refused", "appear in none", "fetched by ben on demand: identical", "ada sees ben editing at", "the comment sits on the words it was made on: true"] {
+                     "cy is refused", "appear in none", "fetched by ben on demand: identical", "ada sees ben editing at", "before ada pushed", "blanked characters where ada's has the deleted words", "the comment sits on the words it was made on: true"] {
             #expect(result.stdout.contains(line), "the demo did not print \(line)")
         }
-        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 17 steps hold"), "\(result.stdout.suffix(800))")
+        #expect(result.stdout.contains("== Summary ==") && result.stdout.contains("all 19 steps hold"), "\(result.stdout.suffix(800))")
     }
 
     /// `imprint demo --json`: one object, every step named, checked and timed, nothing else.
@@ -29,7 +29,8 @@ extension SyncSuites {
         let names = steps.compactMap { $0["name"] as? String }
         #expect(names == ["replicas converge", "history and undo", "conflict copy merged", "settled copy removed", "machines agree",
                           "server started", "shared, invited, joined", "concurrent edits merge", "a figure travels encrypted",
-                          "presence reaches the others", "removed member cut off", "compaction frees the zone",
+                          "presence reaches the others", "an edit shows before its push",
+                          "current state shared without deleted text", "removed member cut off", "compaction frees the zone",
                           "a member's own server", "no plaintext on the server", "snapshot exported", "wrong password refused", "comment comes home anchored"])
         for step in steps {
             #expect(step["ok"] as? Bool == true && (step["ms"] as? Double ?? -1) >= 0 && !(step["detail"] as? String ?? "").isEmpty, "\(step)")
