@@ -29,13 +29,12 @@ import ImprintMLS
 ///   (``droppedPreviews``). A replay within the epoch merges changes already merged: nothing.
 /// - **A crash loses nothing.** A preview may leave before the edit is on the sender's disk;
 ///   if the sender then crashes, the others hold a change the sender lost, and the next of
-///   them to push after ``previewGrace`` sends it (the sender gets its own edit back).
+///   them to push after `SyncOptions.previewGrace` (30 s) sends it (the sender gets its own
+///   edit back).
 /// - **Nobody's edits are lost to one.** Changes a member only previewed are not sent again
-///   by that member for ``previewGrace`` (their author is delivering them); if their durable
-///   copy has not arrived by then, the member's next push includes them.
+///   by that member for `SyncOptions.previewGrace` (their author is delivering them); if
+///   their durable copy has not arrived by then, the member's next push includes them.
 extension SharedDocument {
-    /// How long changes merged from a preview count as their author's to deliver.
-    static let previewGrace: Duration = .seconds(30)
     /// Previews of this member in flight at once; more are skipped (the durable path still
     /// delivers those changes).
     static let previewsInFlightLimit = 4
@@ -130,13 +129,14 @@ extension SharedDocument {
                                        maximumBytes: account.options.maximumPayloadBytes)
     }
 
-    /// Forgets previewed changes older than `previewGrace`, looking at most once a second (a
-    /// typing session holds a thousand of them; a push or a preview should not scan them all).
+    /// Forgets previewed changes older than `SyncOptions.previewGrace`, looking at most once a
+    /// second (a typing session holds a thousand of them; a push or a preview should not scan
+    /// them all).
     private func prunePreviewed() {
         let now = ContinuousClock.now
         guard now - previewedPrunedAt >= .seconds(1) else { return }
         previewedPrunedAt = now
-        previewed = previewed.filter { now - $0.value < Self.previewGrace }
+        previewed = previewed.filter { now - $0.value < account.options.previewGrace }
     }
 
     /// The changes of `unsent` that this member should send: all but those it holds only
@@ -145,6 +145,6 @@ extension SharedDocument {
         guard !previewed.isEmpty else { return unsent }
         prunePreviewed()
         let now = ContinuousClock.now
-        return unsent.filter { change in previewed[change.hash].map { now - $0 >= Self.previewGrace } ?? true }
+        return unsent.filter { change in previewed[change.hash].map { now - $0 >= account.options.previewGrace } ?? true }
     }
 }

@@ -28,8 +28,13 @@ public struct SyncOptions: Sendable, Hashable {
     /// Largest change-set ciphertext also relayed as a preview (`sendEphemeral` of kind
     /// `preview`), which members watching the document (`live`) show before the durable
     /// copy arrives (docs/sync.md, "Previews"). The Delivery Service's own limit is 2 KiB by
-    /// default; a typed word is about 400 bytes. 0 turns previews off.
+    /// default; a typed word takes 256 (the smallest bucket). 0 turns previews off.
     public var previewMaximumBytes = 2048
+    /// How long a push leaves out the changes this member holds only from another member's
+    /// preview: their author is delivering them. After it they are sent like any other
+    /// change, so an edit whose author crashed after previewing it, before writing it, still
+    /// reaches everyone, its author included (docs/sync.md, "Previews").
+    public var previewGrace: Duration = .seconds(30)
     /// Whether `live` opens the member's ephemeral socket (Delivery Service v1.5, one
     /// WebSocket per live document) for previews and presence, both ways. Off, or on a service
     /// without it, they go by `sendEphemeral` and come by `subscribeEphemeral` (an

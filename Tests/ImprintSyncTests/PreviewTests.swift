@@ -204,5 +204,51 @@ extension SyncSuites {
             #expect(try await carolDoc.text() == "BabcA")
         }
     }
+
+    /// The author previews an edit and crashes before writing it (played by a copy of its
+    /// disk that makes the edit and is then thrown away): the watching member holds the only
+    /// copy, leaves it to its author for the grace period, then sends it, and the author,
+    /// restarted from its disk, gets its own edit back and edits on without a collision.
+    @Test(.timeLimit(.minutes(3))) func anEditPreviewedBeforeItsAuthorCrashedIsNotLost() async throws {
+        try await SyncTestServer.with(.sqlite) { server in
+            var quickGrace = SyncOptions()
+            quickGrace.previewGrace = .milliseconds(500)
+            let alice = try await server.person("alice"), bob = try await server.person("bob", options: quickGrace)
+            try alice.createBundle(text: "abc")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId)
+
+            // Alice's process that crashes: it edits and previews, and its write is lost.
+            let crashing = try await server.copy(of: alice, as: "alice-crashing")
+            let tapped = PreviewTapDeliveryService(real: crashing.account.delivery)
+            tapped.tap.forwardPreviews = false
+            let doomed = try await SharedDocument.open(bundleAt: crashing.bundlePath, device: crashing.device,
+                                                       account: crashing.account.with(delivery: tapped))
+            try await doomed.edit { try $0.insert("A", at: 3) }
+            let preview = try await Self.waitForPreviews(tapped.tap, count: 1)[0]
+            try FileManager.default.removeItem(atPath: crashing.bundlePath)
+            try FileManager.default.removeItem(atPath: crashing.account.home.path)
+            #expect(try alice.text() == "abc", "Alice's disk does not have the edit")
+
+            #expect(await bobDoc.applyPreview(EphemeralMessage(convoId: aliceDoc.convoId, sender: alice.did, epoch: preview.epoch,
+                                                              data: preview.data, kind: preview.kind)))
+            #expect(try await bobDoc.text() == "abcA")
+            #expect(try await bobDoc.push().changes == 0, "within the grace its author is delivering it")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await bobDoc.push().changes == 1, "past the grace Bob sends it")
+
+            // Alice restarts from her disk and gets her edit back; her next edit is a new
+            // session's (a new actor), so nothing collides with the lost one.
+            let restarted = try await alice.open()
+            _ = try await restarted.pull()
+            #expect(try await restarted.text() == "abcA")
+            try await restarted.edit { try $0.insert("!", at: 4) }
+            _ = try await restarted.push()
+            _ = try await bobDoc.pull()
+            #expect(try await bobDoc.text() == "abcA!")
+            #expect(try alice.text() == "abcA!" && (try bob.text()) == "abcA!")
+        }
+    }
 }
 }

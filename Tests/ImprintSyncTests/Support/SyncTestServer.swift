@@ -60,6 +60,20 @@ struct SyncTestServer: Sendable {
         try await account.topUpKeyPackages()
         return Person(name: name, account: account, device: try DeviceID(name), bundlePath: directory.file("people/\(name).imprint"))
     }
+
+    /// A copy of `person` as their disk is now (home, key store and bundle copied to new
+    /// paths): the same identity and group state, for playing a process of theirs whose
+    /// writes are then lost (delete `copy.bundlePath`'s directory and the home with it).
+    func copy(of person: Person, as name: String) async throws -> Person {
+        let copy = ImprintHome(path: directory.file("people/home-\(name)"))
+        let fileManager = FileManager.default
+        try fileManager.copyItem(atPath: person.account.home.path, toPath: copy.path)
+        let bundlePath = directory.file("people/\(name).imprint")
+        try fileManager.copyItem(atPath: person.bundlePath, toPath: bundlePath)
+        let account = try await SyncAccount.connect(home: copy, keyStore: try copy.openKeyStore(passphrase: nil), serverURL: server.baseURL,
+                                                    httpClient: TestHTTP.client, options: person.account.options)
+        return Person(name: name, account: account, device: person.device, bundlePath: bundlePath)
+    }
 }
 
 /// One person of a test: an account (identity, key store, clients) and where their copy lives.
