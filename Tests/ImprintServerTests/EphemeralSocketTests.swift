@@ -136,6 +136,32 @@ import WSClient
         }
     }
 
+    /// Sends past the member's rate limit are dropped, and counted as `RateLimited`
+    /// rejections (the bucket refills at one message in 1,000 s here).
+    @Test(.timeLimit(.minutes(2))) func sendsPastTheRateLimitAreDroppedAndCounted() async throws {
+        try await withServer(.sqlite, configure: {
+            $0.rateLimitPerSecond = 0.001
+            $0.rateLimitBurst = 40
+        }) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let channel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
+            defer { channel.close() }
+            for index in 0..<60 { try await channel.send(Self.input(fixture, "caret \(index)")) }
+            // The socket's messages are handled in order: once a later request is answered,
+            // count what the 60 sends left. The metrics route is not rate limited.
+            var rejected = 0
+            for _ in 0..<200 {
+                let metrics = try await RawHTTP.send(server, .GET, "/metrics")
+                let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(#"imprint_rejections_total{error="RateLimited"}"#) }
+                rejected = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+                if rejected > 0 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(rejected > 0, "no send past the limit was counted")
+            #expect(rejected < 60, "some sends were within the burst")
+        }
+    }
+
     /// An hour: longer than any test, so a check that closes a socket was not the heartbeat's.
     static func noHeartbeat(_ configuration: inout DeliveryServerConfiguration) { configuration.eventHeartbeat = .seconds(3600) }
 

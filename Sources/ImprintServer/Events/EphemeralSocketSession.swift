@@ -24,7 +24,8 @@ import NIOWebSocket
 /// - **Bounded.** Frames longer than `maxFrameSize` close the socket with 1009; a text frame
 ///   closes it with 1003; a binary message that is not a well-formed send, or breaks
 ///   `sendEphemeral`'s rules, closes it with 1008 and the reason `InvalidRequest: <why>`. Sends
-///   beyond the member's rate limit are dropped (an ephemeral message may always be lost).
+///   beyond the member's rate limit are dropped (an ephemeral message may always be lost) and
+///   counted in the rejections metric as `RateLimited`.
 ///   None of these affects another socket or the server.
 struct EphemeralSocketSession: Sendable {
     /// Close code of a member who was removed or left (an application code, 4000-4999).
@@ -103,7 +104,12 @@ struct EphemeralSocketSession: Sendable {
                     try await Self.close(outbound, .policyViolation, "InvalidRequest: \(Self.reason(error))")
                     return
                 }
-                guard rateLimiter.admit(member) else { continue }
+                guard rateLimiter.admit(member) else {
+                    // Dropped (an ephemeral message may always be lost), and counted as the
+                    // 429 a POST would have been answered with.
+                    metrics.recordRejection(DeliveryError.rateLimited().name)
+                    continue
+                }
                 try await store.relayEphemeral(EphemeralMessage(
                     convoId: convoId, sender: member, epoch: input.epoch, data: input.data, kind: input.kind))
             }
