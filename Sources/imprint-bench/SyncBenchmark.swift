@@ -18,7 +18,10 @@ import ImprintZones
 ///   MLS, the preview relayed by the DS, merged; without a preview, `--preview-bytes 0`: DS
 ///   `sendMessage`, zone records, the SSE event, pull: records, MLS, merge; then the patch to
 ///   the view), and until that member's pull has also made it durable (bundle fsync, MLS
-///   commit: `durable_*`), sequentially over `--edits` edits; p50 and p99.
+///   commit: `durable_*`), sequentially over `--edits` edits; p50 and p99. The view's time is
+///   taken as the view receives the edit, which may be before Alice's own edit call returns
+///   (the preview leaves before her fsync); `loop_*` is the earlier measure, taken when the
+///   bench loop, which awaits that call first, sees it.
 /// - `join`: a document holding a whole trace's history (default `automerge-paper`) is shared,
 ///   `--members` − 1 members invited in one commit (key packages, commit + Welcome, the
 ///   snapshot); the time of that invite, and from `join` to one joiner reading the final text.
@@ -95,7 +98,9 @@ struct SyncBenchmark: AsyncParsableCommand {
         // Visible: Bob's editor view, bound to the document's patch stream, shows the edit (the
         // changes are merged; the bundle's fsync and the MLS commit follow). Durable: the pull
         // that merged them has also made them durable (`live`'s `.pulled` event).
-        let (visible, visibleSignal) = AsyncStream.makeStream(of: Int.self)
+        // Each batch is timed as Bob's view receives it: the edit may show there while Alice's
+        // own call is still writing it to her disk (the preview leaves before her fsync).
+        let (visible, visibleSignal) = AsyncStream.makeStream(of: (length: Int, at: UInt64).self)
         let initialLength = try await bobDoc.text().count
         let view = await bobDoc.patches()
         let viewer = Task {
@@ -108,7 +113,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                     default: break
                     }
                 }
-                visibleSignal.yield(length)
+                visibleSignal.yield((length, DispatchTime.now().uptimeNanoseconds))
             }
         }
         defer { viewer.cancel() }
@@ -153,7 +158,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         defer { stall.cancel() }
         var visibleIterator = visible.makeAsyncIterator(), durableIterator = durable.makeAsyncIterator()
         var samples: [Double] = [], durableSamples: [Double] = [], editTimes: [Double] = [], pushTimes: [Double] = []
-        var afterEdit: [Double] = []
+        var afterEdit: [Double] = [], loopSamples: [Double] = [], shownBeforeReturn = 0
         var length = initialLength
         for index in 0..<(edits + 10) {
             let word = "w\(index) "
@@ -165,8 +170,12 @@ struct SyncBenchmark: AsyncParsableCommand {
             // are in the zone (its own bookkeeping) is not on the way to Bob's screen.
             let push = Task { try await aliceDoc.push(); return DispatchTime.now().uptimeNanoseconds }
             length += word.count
-            while let shown = await visibleIterator.next(), shown < length {}
-            let shownAt = DispatchTime.now().uptimeNanoseconds
+            var shownAt = start
+            while let shown = await visibleIterator.next() {
+                shownAt = shown.at
+                if shown.length >= length { break }
+            }
+            let loopSawIt = DispatchTime.now().uptimeNanoseconds
             while let stored = await durableIterator.next(), stored < length {}
             let storedAt = DispatchTime.now().uptimeNanoseconds
             // The next edit starts once this one has settled everywhere, as in the relay's run.
@@ -175,7 +184,9 @@ struct SyncBenchmark: AsyncParsableCommand {
                 samples.append(Double(shownAt - start) / 1_000_000)
                 durableSamples.append(Double(storedAt - start) / 1_000_000)
                 editTimes.append(Double(edited - start) / 1_000_000)
-                afterEdit.append(Double(shownAt - edited) / 1_000_000)
+                afterEdit.append(Double(loopSawIt - edited) / 1_000_000)
+                loopSamples.append(Double(loopSawIt - start) / 1_000_000)
+                if shownAt < edited { shownBeforeReturn += 1 }
                 pushTimes.append(Double(pushed - edited) / 1_000_000)
             }
             if !json && index % 100 == 0 { FileHandle.standardError.write(Data("latency: \(index) edits\n".utf8)) }
@@ -187,9 +198,14 @@ struct SyncBenchmark: AsyncParsableCommand {
                       ("mean_ms", Clock.format(samples.reduce(0, +) / Double(max(1, samples.count)))),
                       ("durable_p50_ms", Clock.format(Clock.median(durableSamples))),
                       ("durable_p99_ms", Clock.format(Clock.percentile(durableSamples, 0.99))),
+                      // Alice's edit call, her fsync included.
                       ("edit_p50_ms", Clock.format(Clock.median(editTimes))),
-                      // From the edit's return (durable in Alice's bundle) to Bob's view: the
-                      // path the relay's figure covers (its clients keep nothing on disk).
+                      ("shown_before_edit_returned", "\(shownBeforeReturn)"),
+                      // As measured before session 17: until this loop, which awaits Alice's
+                      // edit call first, sees Bob's view has it (never less than that call).
+                      ("loop_p50_ms", Clock.format(Clock.median(loopSamples))),
+                      ("loop_p99_ms", Clock.format(Clock.percentile(loopSamples, 0.99))),
+                      // From the edit call's return to this loop seeing Bob's view have it.
                       ("after_edit_p50_ms", Clock.format(Clock.median(afterEdit))),
                       ("after_edit_p99_ms", Clock.format(Clock.percentile(afterEdit, 0.99))),
                       ("push_p50_ms", Clock.format(Clock.median(pushTimes)))]
