@@ -1,10 +1,48 @@
 import CZstd
+import Foundation
 
 /// zstd compression with bounded, streaming decompression.
 enum Zstd {
-    /// Compresses one buffer with a context of its own (see `Encoder`).
+    /// Compresses one buffer. At the fast levels (up to ``pooledLevels``), which compress
+    /// change sets as they are typed, a context is taken from a small pool and put back:
+    /// creating one cost more than compressing a typed word (about 50 µs against a few). Other
+    /// levels use a context of their own (see `Encoder`).
     static func compress(_ input: [UInt8], level: Int32 = 19) -> [UInt8] {
-        Encoder(level: level).compress(input)
+        guard pooledLevels.contains(level) else { return Encoder(level: level).compress(input) }
+        let encoder = EncoderPool.shared.take(level: level)
+        let output = encoder.compress(input)
+        EncoderPool.shared.put(encoder, level: level, inputBytes: input.count)
+        return output
+    }
+
+    /// The levels whose contexts are pooled.
+    static let pooledLevels: ClosedRange<Int32> = 1...3
+
+    /// Contexts for the fast levels, at most ``keptPerLevel`` per level, each taken by one
+    /// caller at a time. A context that compressed a large input is not kept (its tables
+    /// and scratch buffer grew with it), so what stays allocated is bounded.
+    final class EncoderPool: @unchecked Sendable {
+        static let shared = EncoderPool()
+        static let keptPerLevel = 2
+        /// Inputs larger than this leave their context out of the pool.
+        static let largestKeptInput = 64 << 10
+
+        private let lock = NSLock()
+        private var idle: [Int32: [Encoder]] = [:]
+
+        func take(level: Int32) -> Encoder {
+            lock.lock()
+            let encoder = idle[level]?.popLast()
+            lock.unlock()
+            return encoder ?? Encoder(level: level)
+        }
+
+        func put(_ encoder: Encoder, level: Int32, inputBytes: Int) {
+            guard inputBytes <= Self.largestKeptInput else { return }
+            lock.lock()
+            defer { lock.unlock() }
+            if idle[level, default: []].count < Self.keptPerLevel { idle[level, default: []].append(encoder) }
+        }
     }
 
     /// A reusable compression context: one per save, shared by every column.

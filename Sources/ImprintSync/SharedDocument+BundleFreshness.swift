@@ -19,8 +19,11 @@ extension SharedDocument {
 
     /// Runs one of this object's own writes to the bundle; its effect on the stamp is not
     /// news. A write by someone else in between (the stamp had already moved) still is.
-    func writingToBundle<T>(_ body: () throws -> T) throws -> T {
-        let before = bundleStamp()
+    /// `justReloaded`: `reloadBundleIfChanged` ran right before, so the stamp it left is taken
+    /// as the one before the write instead of reading the bundle's directories again (an
+    /// edit does this: the read is on the way to the others' screens).
+    func writingToBundle<T>(justReloaded: Bool = false, _ body: () throws -> T) throws -> T {
+        let before = justReloaded ? seenBundleStamp : bundleStamp()
         let result = try body()
         if before == seenBundleStamp { seenBundleStamp = bundleStamp() }
         return result

@@ -16,13 +16,19 @@ extension SharedDocument {
     /// the state is read again from disk first (another process may have moved it on). Two
     /// writers of one group state would otherwise overwrite each other's ratchet and encrypt
     /// twice with one generation.
-    func exclusive<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    ///
+    /// `reloadingState: false` skips that read, for an operation that writes neither the sync
+    /// state nor the MLS state (an edit: it writes the bundle, and seals its preview with the
+    /// epoch in memory, which at worst is one that another process has since left: the
+    /// members drop that preview and the durable copy follows). The next operation that
+    /// writes them reads them first as always.
+    func exclusive<T: Sendable>(reloadingState: Bool = true, _ body: () async throws -> T) async throws -> T {
         if Self.insideOperation { return try await body() }
         await enterGate()
         defer { leaveGate() }
         let held = try await FileLock(path: lockPath, timeout: .seconds(600)).acquireWithoutBlocking()
         defer { held.release() }
-        try reloadPersistedState()
+        if reloadingState { try reloadPersistedState() }
         return try await Self.$insideOperation.withValue(true) { try await body() }
     }
 

@@ -71,7 +71,9 @@ extension SharedDocument {
 
     func openPresence(_ message: EphemeralMessage) -> PresenceUpdate? {
         guard message.convoId == convoId, UInt64(exactly: message.epoch) == group.epoch,
-              let update = try? PresenceMessage.open(Array(message.data), sender: message.sender, group: group, convoId: convoId),
+              let members = try? currentRoster(),
+              let update = try? PresenceMessage.open(Array(message.data), sender: message.sender, group: group, members: members,
+                                                     convoId: convoId),
               presenceSeen[update.did].map({ $0 < update.sentAt }) ?? true else {
             presenceDropped += 1
             return nil

@@ -125,7 +125,7 @@ extension SharedDocument {
               message.data.count <= max(account.options.previewMaximumBytes, 4096) else {
             return nil
         }
-        return try PreviewMessage.open(Array(message.data), sender: message.sender, group: group, convoId: convoId,
+        return try PreviewMessage.open(Array(message.data), sender: message.sender, group: group, members: try currentRoster(), convoId: convoId,
                                        maximumBytes: account.options.maximumPayloadBytes)
     }
 

@@ -94,6 +94,8 @@ public actor SharedDocument {
     var persistedState = DecodeMemo<SyncState>()
     var persistedGroup = DecodeMemo<MLSGroup>()
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
+    /// The current epoch's members, read once per epoch (`currentRoster`).
+    var epochRoster: EpochRoster?
     var previewsApplied = 0
     var previewsDropped = 0
     /// The ephemeral socket `live` holds open (`SharedDocument+EphemeralChannel`), if any.
@@ -319,10 +321,14 @@ extension SharedDocument {
     /// try await doc.push()
     /// ```
     public func edit<T: Sendable>(_ body: @Sendable (DocumentBundle) throws -> T) async throws -> T {
-        try await exclusive {
+        // Nothing here writes the sync or MLS state, so they are not read again first: that
+        // read is on the way to the others' screens.
+        try await exclusive(reloadingState: false) {
             try reloadBundleIfChanged()
             // Relayed to the members watching before the bundle's fsync (docs/sync.md, "Previews").
-            return try writingToBundle { try bundle.batch { try body(bundle) } beforePersisting: { sendPreview(of: $0) } }
+            return try writingToBundle(justReloaded: true) {
+                try bundle.batch { try body(bundle) } beforePersisting: { sendPreview(of: $0) }
+            }
         }
     }
 }
