@@ -9,39 +9,41 @@ enum Zstd {
     /// levels use a context of their own (see `Encoder`).
     static func compress(_ input: [UInt8], level: Int32 = 19) -> [UInt8] {
         guard pooledLevels.contains(level) else { return Encoder(level: level).compress(input) }
-        let encoder = EncoderPool.shared.take(level: level)
+        let encoder = encoders.take(level) { Encoder(level: level) }
         let output = encoder.compress(input)
-        EncoderPool.shared.put(encoder, level: level, inputBytes: input.count)
+        if input.count <= ContextPool<Encoder>.largestKeptInput { encoders.put(encoder, key: level) }
         return output
     }
 
     /// The levels whose contexts are pooled.
     static let pooledLevels: ClosedRange<Int32> = 1...3
+    static let encoders = ContextPool<Encoder>()
+    static let decoders = ContextPool<Decoder>()
 
-    /// Contexts for the fast levels, at most ``keptPerLevel`` per level, each taken by one
-    /// caller at a time. A context that compressed a large input is not kept (its tables
-    /// and scratch buffer grew with it), so what stays allocated is bounded.
-    final class EncoderPool: @unchecked Sendable {
-        static let shared = EncoderPool()
-        static let keptPerLevel = 2
-        /// Inputs larger than this leave their context out of the pool.
-        static let largestKeptInput = 64 << 10
+    /// Contexts kept for reuse, at most ``keptPerKey`` per key (a compression level), each
+    /// taken by one caller at a time. A context that worked on a large input is not put back
+    /// (its tables and buffers grew with it), so what stays allocated is bounded.
+    final class ContextPool<Context>: @unchecked Sendable {
+        static var keptPerKey: Int { 2 }
+        /// Contexts that handled more bytes than this are not kept.
+        static var largestKeptInput: Int { 64 << 10 }
 
         private let lock = NSLock()
-        private var idle: [Int32: [Encoder]] = [:]
+        private var idle: [Int32: [Context]] = [:]
 
-        func take(level: Int32) -> Encoder {
+        /// An idle context for `key`, or a new one from `make`.
+        func take(_ key: Int32, make: () throws -> Context) rethrows -> Context {
             lock.lock()
-            let encoder = idle[level]?.popLast()
+            let context = idle[key]?.popLast()
             lock.unlock()
-            return encoder ?? Encoder(level: level)
+            return try context ?? make()
         }
 
-        func put(_ encoder: Encoder, level: Int32, inputBytes: Int) {
-            guard inputBytes <= Self.largestKeptInput else { return }
+        /// Keeps `context` for the next caller, if fewer than ``keptPerKey`` are idle.
+        func put(_ context: Context, key: Int32) {
             lock.lock()
             defer { lock.unlock() }
-            if idle[level, default: []].count < Self.keptPerLevel { idle[level, default: []].append(encoder) }
+            if idle[key, default: []].count < Self.keptPerKey { idle[key, default: []].append(context) }
         }
     }
 
@@ -122,9 +124,14 @@ enum Zstd {
         }
     }
 
-    /// Decompresses one frame with a fresh context (see `Decoder`).
+    /// Decompresses one frame. Small frames (a change set as it is typed) use a pooled
+    /// context, larger ones a context of their own (see `Decoder`).
     static func decompress(_ input: ArraySlice<UInt8>, expected: Int, limit: Int) throws -> [UInt8] {
-        try Decoder().decompress(input, expected: expected, limit: limit)
+        let largest = ContextPool<Decoder>.largestKeptInput
+        guard input.count <= largest, expected <= largest else { return try Decoder().decompress(input, expected: expected, limit: limit) }
+        let decoder = try decoders.take(0) { try Decoder() }
+        defer { decoders.put(decoder, key: 0) }
+        return try decoder.decompress(input, expected: expected, limit: limit)
     }
 
     static func decompressStreaming(_ input: ArraySlice<UInt8>, expected: Int, ctx: OpaquePointer) throws -> [UInt8] {

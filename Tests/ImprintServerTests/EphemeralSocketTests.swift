@@ -162,6 +162,39 @@ import WSClient
         }
     }
 
+    /// A graceful shutdown closes the sockets it serves ("going away", 1001): the client's
+    /// stream ends without an error, as for any close that is not for a reason.
+    @Test(.timeLimit(.minutes(2))) func shutdownClosesTheSockets() async throws {
+        let server = try await RunningServer.start(.sqlite)
+        do {
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let channel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
+            let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+            let ended = Task { () -> (any Error)? in
+                do {
+                    for try await _ in channel.messages { signal.yield() }
+                    return nil
+                } catch { return error }
+            }
+            let sender = Task {
+                while !Task.isCancelled {
+                    try await fixture.owner.sendEphemeral(Self.input(fixture, "before"))
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            var waiting = reached.makeAsyncIterator()
+            _ = await waiting.next()
+            sender.cancel()
+            _ = await sender.result
+            try await server.stop()
+            let error = await ended.value
+            #expect(error == nil, "ended with \(String(describing: error))")
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
     /// An hour: longer than any test, so a check that closes a socket was not the heartbeat's.
     static func noHeartbeat(_ configuration: inout DeliveryServerConfiguration) { configuration.eventHeartbeat = .seconds(3600) }
 
