@@ -1,7 +1,7 @@
 import ImprintMLS
 
-/// The DIDs of a group's members in one epoch, read from its tree once and kept while the
-/// epoch lasts.
+/// The members of a group in one epoch (their DIDs and keys), read from its tree once and
+/// kept while the epoch lasts.
 ///
 /// Presence updates and previews arrive several times a second, and each must come from a
 /// member of the receiver's current epoch. Reading the roster from the ratchet tree
@@ -14,19 +14,24 @@ import ImprintMLS
 ///
 /// ```swift
 /// if roster?.isCurrent(for: group) != true { roster = try EpochRoster(group: group) }
-/// guard roster!.dids.contains(sender) else { ... }
+/// guard let key = roster!.keys[sender] else { ... }
 /// ```
 struct EpochRoster: Sendable {
     /// The epoch this roster was read in.
     let epochAuthenticator: [UInt8]
-    /// The members' DIDs.
-    let dids: Set<String>
+    /// The members' Ed25519 public keys by DID (each leaf's signature key, which
+    /// ``MemberCredential`` checked is its `did:key`'s key).
+    let keys: [String: [UInt8]]
 
     /// The roster of `group`'s current epoch. Throws ``SyncError/Code/credentialMismatch``
     /// when a leaf is not bound to the DID it names.
     init(group: MLSGroup) throws(SyncError) {
         epochAuthenticator = group.epochAuthenticator
-        dids = Set(try MemberCredential.roster(of: group).values)
+        var keys: [String: [UInt8]] = [:]
+        for member in group.members {
+            keys[try MemberCredential.did(of: member.credential, signatureKey: member.signatureKey)] = member.signatureKey
+        }
+        self.keys = keys
     }
 
     /// Whether this is the roster of `group`'s current epoch.
@@ -34,12 +39,12 @@ struct EpochRoster: Sendable {
 }
 
 extension SharedDocument {
-    /// The DIDs of the members of this member's current epoch, read from the tree once per
-    /// epoch (``EpochRoster``).
-    func currentRoster() throws(SyncError) -> Set<String> {
-        if let roster = epochRoster, roster.isCurrent(for: group) { return roster.dids }
+    /// The public keys of the members of this member's current epoch by DID, read from the
+    /// tree once per epoch (``EpochRoster``).
+    func currentRoster() throws(SyncError) -> [String: [UInt8]] {
+        if let roster = epochRoster, roster.isCurrent(for: group) { return roster.keys }
         let roster = try EpochRoster(group: group)
         epochRoster = roster
-        return roster.dids
+        return roster.keys
     }
 }

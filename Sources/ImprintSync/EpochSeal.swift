@@ -81,7 +81,7 @@ struct EpochSeal: Sendable {
     /// ``sealSigned(did:signingKey:group:convoId:paddedLength:fields:)`` writes it. Throws
     /// ``SyncError/Code/invalidPayload`` for anything that does not open, parse (the label,
     /// the fields, the signature, zeros only after it), name `sender`, name a member or verify.
-    func openSigned<Fields>(_ data: [UInt8], sender: String, group: MLSGroup, members: Set<String>, convoId: String,
+    func openSigned<Fields>(_ data: [UInt8], sender: String, group: MLSGroup, members: [String: [UInt8]], convoId: String,
                             fields: (inout TLSReader) throws -> Fields) throws(SyncError) -> Fields {
         let plaintext = try open(data, sender: sender, group: group, convoId: convoId)
         do {
@@ -112,18 +112,18 @@ struct EpochSeal: Sendable {
 
     /// Checks that the message is `sender`'s (the DID it names is the one the Delivery
     /// Service authenticated), that `did` is one of `members` (the current epoch's roster,
-    /// ``EpochRoster``), and that `signature` over `body` verifies with the DID's key (with
-    /// `Ed25519SignatureVerifier.shared`, which keeps a prepared key per member). Throws
-    /// ``SyncError/Code/invalidPayload`` otherwise.
-    func verify(_ signature: [UInt8], of body: [UInt8], did: String, sender: String, epoch: UInt64, members: Set<String>,
+    /// ``EpochRoster``: public keys by DID), and that `signature` over `body` verifies with
+    /// that key (with `Ed25519SignatureVerifier.shared`, which keeps a prepared key per
+    /// member). Throws ``SyncError/Code/invalidPayload`` otherwise.
+    func verify(_ signature: [UInt8], of body: [UInt8], did: String, sender: String, epoch: UInt64, members: [String: [UInt8]],
                 convoId: String) throws(SyncError) {
         guard did == sender else { throw SyncError(.invalidPayload, "a \(name) of \(did) relayed as \(sender)'s") }
         do {
-            guard members.contains(did) else {
+            guard let key = members[did] else {
                 throw SyncError(.invalidPayload, "a \(name) of \(did), who is not in the group")
             }
             guard Ed25519SignatureVerifier.shared.isValidSignature(signature, for: signedBytes(body, convoId: convoId, epoch: epoch),
-                                                                   publicKey: try DIDKey(did: did).publicKeyBytes) else {
+                                                                   publicKey: key) else {
                 throw SyncError(.invalidPayload, "a \(name) of \(did) whose signature does not verify")
             }
         } catch let error as SyncError {

@@ -57,7 +57,7 @@ struct PresenceMessage {
     /// Opens a relayed message of `sender` (the Delivery Service's authenticated sender) sent
     /// in `group`'s current epoch. Throws ``SyncError/Code/invalidPayload`` for anything that
     /// does not open, parse, name `sender`, name a member, or verify.
-    static func open(_ data: [UInt8], sender: String, group: MLSGroup, members: Set<String>, convoId: String) throws -> PresenceUpdate {
+    static func open(_ data: [UInt8], sender: String, group: MLSGroup, members: [String: [UInt8]], convoId: String) throws -> PresenceUpdate {
         guard data.count >= 12 + 16 + paddedBytes, data.count <= 4096 else {
             throw SyncError(.invalidPayload, "a presence message of \(data.count) bytes")
         }

@@ -33,7 +33,7 @@ struct PreviewMessage {
     /// relayed in `group`'s current epoch. Throws ``SyncError/Code/invalidPayload`` for
     /// anything that does not open, parse, name `sender`, name a member or verify, and for a
     /// change set that does not decode within `maximumBytes`.
-    static func open(_ data: [UInt8], sender: String, group: MLSGroup, members: Set<String>, convoId: String,
+    static func open(_ data: [UInt8], sender: String, group: MLSGroup, members: [String: [UInt8]], convoId: String,
                      maximumBytes: Int) throws(SyncError) -> [Change] {
         let changeSet = try box.openSigned(data, sender: sender, group: group, members: members, convoId: convoId) { r in try r.readOpaque() }
         do {
