@@ -91,7 +91,7 @@ import Testing
 
     /// The stream of a member who is removed ends as the removal commits, not at the next
     /// heartbeat (an hour here).
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
     func aRemovedMembersStreamEnds(kind: StoreKind) async throws {
         try await withServer(kind, configure: { $0.eventHeartbeat = .seconds(3600) }) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)

@@ -42,7 +42,7 @@ import WSClient
         SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data(text.utf8), kind: kind)
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
     func socketsRelayToSocketsAndStreams(kind: StoreKind) async throws {
         try await withServer(kind) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
@@ -72,7 +72,7 @@ import WSClient
     }
 
     /// An upgrade is answered before it happens, with the error `subscribeEphemeral` gives.
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
     func refusedBeforeTheUpgrade(kind: StoreKind) async throws {
         try await withServer(kind) { server in
             let fixture = try await ConvoFixture.make(on: server)
@@ -102,7 +102,7 @@ import WSClient
 
     /// Each malformed frame closes its socket with a code and an `InvalidRequest` reason;
     /// the server stays up and serves the next socket.
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
     func malformedFramesCloseTheSocket(kind: StoreKind) async throws {
         try await withServer(kind) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
@@ -138,7 +138,7 @@ import WSClient
 
     /// Sends past the member's rate limit are dropped, and counted as `RateLimited`
     /// rejections (the bucket refills at one message in 1,000 s here).
-    @Test(.timeLimit(.minutes(2))) func sendsPastTheRateLimitAreDroppedAndCounted() async throws {
+    @Test(.timeLimit(.minutes(5))) func sendsPastTheRateLimitAreDroppedAndCounted() async throws {
         try await withServer(.sqlite, configure: {
             $0.rateLimitPerSecond = 0.001
             $0.rateLimitBurst = 40
@@ -164,7 +164,7 @@ import WSClient
 
     /// A graceful shutdown closes the sockets it serves ("going away", 1001): the client's
     /// stream ends without an error, as for any close that is not for a reason.
-    @Test(.timeLimit(.minutes(2))) func shutdownClosesTheSockets() async throws {
+    @Test(.timeLimit(.minutes(5))) func shutdownClosesTheSockets() async throws {
         let server = try await RunningServer.start(.sqlite)
         do {
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
@@ -200,7 +200,7 @@ import WSClient
 
     /// The socket of a member who is removed is closed as the removal commits, `NotMember`,
     /// not at the next heartbeat (an hour here).
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
     func aRemovedMembersSocketIsClosed(kind: StoreKind) async throws {
         try await withServer(kind, configure: Self.noHeartbeat) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
@@ -211,7 +211,7 @@ import WSClient
 
     /// The removal commits through one instance; the removed member's socket on the other is
     /// closed at once (`NOTIFY imprint_events` rings its bell there).
-    @Test(.timeLimit(.minutes(2))) func aRemovedMembersSocketOnAnotherInstanceIsClosed() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRemovedMembersSocketOnAnotherInstanceIsClosed() async throws {
         guard StoreKind.available.contains(.postgres) else { return }
         try await withTwoPostgresInstances(configure: Self.noHeartbeat) { first, second in
             let fixture = try await ConvoFixture.make(on: first, extraMembers: 2)
@@ -249,7 +249,7 @@ import WSClient
     }
 
     /// Sent on a socket of one instance, received on a socket of the other.
-    @Test(.timeLimit(.minutes(2))) func crossesInstancesOnPostgres() async throws {
+    @Test(.timeLimit(.minutes(5))) func crossesInstancesOnPostgres() async throws {
         guard StoreKind.available.contains(.postgres) else { return }
         try await withTwoPostgresInstances { first, second in
             let fixture = try await ConvoFixture.make(on: first, extraMembers: 1)
