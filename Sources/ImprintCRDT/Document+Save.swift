@@ -614,14 +614,14 @@ extension Document {
         // neighbouring spans' counters, which damaged bytes can make point anywhere: all are
         // checked, once every item is claimed.
         var originHints = [Int](repeating: 0, count: actors.count), itemHints = originHints
-        func checkOrigin(_ origin: OpID, of item: OpID, in number: Int32) throws {
+        // (Items and ops are claimed, so they lie inside changes: `locate` finds them.)
+        func recordOfClaimed(_ item: OpID) -> Int {
+            ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
+        }
+        func checkOrigin(_ origin: OpID, of item: OpID, inRecord itemRecord: Int, in number: Int32) throws {
             guard !origin.isNone else { return }
-            guard claims.owner(actor: origin.actor, counter: origin.counter) == number else {
-                throw CRDTError(.malformed, "insert origin unknown")
-            }
-            // (Claimed, so both lie inside changes: `locate` finds them.)
-            let originRecord = ranges.locate(actor: origin.actor, counter: origin.counter, hint: &originHints[Int(origin.actor)])?.record ?? Int.max
-            let itemRecord = ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
+            let (owner, originRecord) = claims.claimant(actor: origin.actor, counter: origin.counter)
+            guard owner == number else { throw CRDTError(.malformed, "insert origin unknown") }
             guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
                 throw CRDTError(.malformed, "insert origin after its item")
             }
@@ -630,8 +630,10 @@ extension Document {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
-                    try checkOrigin(sp.left, of: sp.id, in: number)
-                    try checkOrigin(sp.right, of: sp.id, in: number)
+                    guard !sp.left.isNone || !sp.right.isNone else { continue }
+                    let itemRecord = recordOfClaimed(sp.id)
+                    try checkOrigin(sp.left, of: sp.id, inRecord: itemRecord, in: number)
+                    try checkOrigin(sp.right, of: sp.id, inRecord: itemRecord, in: number)
                 }
             }
         }
@@ -640,12 +642,12 @@ extension Document {
         let markObjects = Dictionary(markOps.map { ($0.id, $0.obj) }, uniquingKeysWith: { a, _ in a })
         for op in markOps {
             guard case .mark(let m) = op.action, let number = sequenceNumbers[op.obj] else { continue }
-            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, in: number) }
+            let opRecord = recordOfClaimed(op.id)
+            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, inRecord: opRecord, in: number) }
             guard let i = m.instance, i != op.id else { continue }
             // Another mark op of the same text, earlier in the history.
             guard markObjects[i] == op.obj,
                 let instanceRecord = ranges.locate(actor: i.actor, counter: i.counter, hint: &originHints[Int(i.actor)])?.record,
-                let opRecord = ranges.locate(actor: op.id.actor, counter: op.id.counter, hint: &itemHints[Int(op.id.actor)])?.record,
                 instanceRecord < opRecord || (instanceRecord == opRecord && i.actor == op.id.actor && i.counter < op.id.counter)
             else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }

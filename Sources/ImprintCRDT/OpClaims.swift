@@ -6,11 +6,13 @@
 /// same sequence (damaged bytes with a valid checksum could break any of these and the
 /// document would still read fine, but hand out changes no replica could apply).
 ///
-/// Memory is bounded by what the file holds, not by what its headers declare: one slot per
-/// counter held by an item, a map op or a mark op (checked, before anything is allocated,
-/// to be exactly the counters the changes declare besides their removes'), and one entry
-/// per remove op, however many items it declares. Counters between an actor's changes cost
-/// nothing.
+/// Memory is bounded by what the file holds, not by what its headers declare. Where each
+/// actor's counters, from its first change's to its last's, fit in a few slots per item
+/// and op decoded, each actor has one row of slots over them (O(1) lookups, one memory
+/// access). Otherwise: one slot per counter held by an item, a map op or a mark op
+/// (checked, before anything is allocated, to be exactly the counters the changes declare
+/// besides their removes'), laid out per change, and one entry per remove op, however many
+/// items it declares; counters between an actor's changes then cost nothing.
 struct OpClaims {
     /// A remove op's counters `start ... end` in its change; `through`: the counters of
     /// this and every earlier remove of the same change (they have no slots).
@@ -20,14 +22,27 @@ struct OpClaims {
         var through: Int
     }
 
+    /// Where change `i`'s counters are among the slots, in one place (one cache line for
+    /// a lookup): counter `c` (not a remove's) is slot `c + offset − shift`, `shift` the
+    /// counters of the removes before `c`, which are `removes[removeStart ..< removeEnd]`,
+    /// in counter order.
+    private struct ChangeSlots {
+        var offset: Int
+        var removeStart: Int32
+        var removeEnd: Int32
+    }
+
     private let ranges: ChangeRanges
-    private let headers: [LoadedHistory.Header]
-    /// Change `i`'s first slot (for its `startOp`, less the counters of removes before it).
-    private let slotBase: [Int]
-    /// Change `i`'s removes are `removes[removeStart[i] ..< removeStart[i + 1]]`, by counter.
-    private let removeStart: [Int]
+    /// Rows: actor `a`'s counter `c` in `rowFirst[a] ... rowLast[a]` is slot `rowBase[a] + c`
+    /// (empty arrays when the changes are laid out one by one instead).
+    private let rowBase: [Int]
+    private let rowFirst: [Int]
+    private let rowLast: [Int]
+    /// Laid out per change (empty arrays in rows).
+    private let changes: [ChangeSlots]
     private let removes: [RemoveRange]
-    /// Per slot: 0 unclaimed, `k > 0` an item of sequence `k`, -1 another op.
+    /// Per slot: 0 unclaimed, `k > 0` an item of sequence `k`, -1 another op (in rows also
+    /// `outside`, a counter of no change).
     private var slots: [Int32]
     /// Per actor, where its last lookup was found among its changes (`ChangeRanges.locate`).
     private var claimHints: [Int]
@@ -49,81 +64,126 @@ struct OpClaims {
     /// one counter, `claimedCount` then equals `declaredOps` exactly when every counter of
     /// every change is claimed once.
     init(ranges: ChangeRanges, headers: [LoadedHistory.Header], removes loaded: [LoadedHistory.Remove], declaredOps: Int, heldOps: Int) throws {
-        let changeCount = headers.count
-        // Per change: its removes' count (then their start among `removes`) and counters.
-        var start = [Int](repeating: 0, count: changeCount + 1)
-        var removed = [Int](repeating: 0, count: changeCount)
+        guard loaded.count < Int(Int32.max) else { throw CRDTError(.tooLarge, "too many remove ops") }
         var removedTotal = 0
         for remove in loaded {
+            // Within its change; together within the declared ops (disjoint removes are), so
+            // the sum cannot overflow.
             let h = headers[remove.record]
-            // Within the change (so the sums below stay within its op count: no overflow).
-            guard remove.count >= 1, remove.id.counter >= h.startOp, remove.count <= h.maxOp - remove.id.counter + 1,
-                removed[remove.record] <= h.opCount - remove.count
-            else { throw CRDTError(.malformed, "op \(remove.id.counter) runs past its change") }
-            removed[remove.record] += remove.count
+            guard remove.count >= 1, remove.id.counter >= h.startOp, remove.count <= h.maxOp - remove.id.counter + 1 else {
+                throw CRDTError(.malformed, "op \(remove.id.counter) runs past its change")
+            }
+            guard remove.count <= declaredOps - removedTotal else { throw CRDTError(.malformed, "remove ops share their ids") }
             removedTotal += remove.count
-            start[remove.record + 1] += 1
         }
+        // Checked before the slots are allocated: they are the items and ops decoded.
         guard declaredOps - removedTotal == heldOps else {
             throw CRDTError(.malformed, "the changes declare \(declaredOps) ops but hold \(heldOps + removedTotal)")
         }
-        for i in 0..<changeCount { start[i + 1] += start[i] }
-        var next = start
-        var sorted = [RemoveRange](repeating: RemoveRange(start: 0, end: -1, through: 0), count: loaded.count)
-        for remove in loaded {
-            sorted[next[remove.record]] = RemoveRange(start: remove.id.counter, end: remove.id.counter + remove.count - 1, through: 0)
-            next[remove.record] += 1
-        }
-        var base = [Int](repeating: 0, count: changeCount)
-        var total = 0
-        for i in 0..<changeCount {
-            base[i] = total
-            total += headers[i].opCount - removed[i]
-            guard start[i] < start[i + 1] else { continue }
-            // A change's removes come in counter order from any encoder; sort them otherwise.
-            if (start[i] + 1..<start[i + 1]).contains(where: { sorted[$0 - 1].start > sorted[$0].start }) {
-                sorted[start[i]..<start[i + 1]].sort { $0.start < $1.start }
-            }
-            var through = 0
-            var previousEnd = 0
-            for k in start[i]..<start[i + 1] {
-                guard sorted[k].start > previousEnd else { throw CRDTError(.malformed, "op \(sorted[k].start) shares its id") }
-                previousEnd = sorted[k].end
-                through += sorted[k].end - sorted[k].start + 1
-                sorted[k].through = through
-            }
-        }
         self.ranges = ranges
-        self.headers = headers
-        slotBase = base
-        removeStart = start
-        removes = sorted
-        slots = [Int32](repeating: 0, count: total)
         claimHints = [Int](repeating: 0, count: ranges.actorCount)
         ownerHints = claimHints
         claimedCount = removedTotal
+        // Rows, if they fit in a few slots per item and op decoded. Ranges come grouped by
+        // actor in ascending order, so the bounds are each actor's first and last.
+        let actorCount = ranges.actorCount
+        var first = [Int](repeating: 1, count: actorCount)
+        var last = [Int](repeating: 0, count: actorCount)
+        var seen = [Bool](repeating: false, count: actorCount)
+        ranges.forEachRange { a, start, end in
+            if !seen[a] { (seen[a], first[a]) = (true, start) }
+            last[a] = max(last[a], end)
+        }
+        var rowTotal = 0
+        for a in 0..<actorCount where seen[a] { rowTotal += last[a] - first[a] + 1 }
+        if rowTotal <= 4 * (heldOps + loaded.count) + 4096 {
+            var base = [Int](repeating: 0, count: actorCount)
+            var total = 0
+            for a in 0..<actorCount where seen[a] {
+                base[a] = total - first[a]
+                total += last[a] - first[a] + 1
+            }
+            var slots = [Int32](repeating: OpClaims.outside, count: total)
+            try slots.withUnsafeMutableBufferPointer { s in
+                ranges.forEachRange { a, start, end in
+                    (s.baseAddress! + base[a] + start).update(repeating: 0, count: end - start + 1)
+                }
+                for remove in loaded {
+                    let row = base[Int(remove.id.actor)]
+                    for k in (row + remove.id.counter)..<(row + remove.id.counter + remove.count) {
+                        guard s[k] == 0 else { throw CRDTError(.malformed, "op \(remove.id.counter) shares its id") }
+                        s[k] = OpClaims.otherOp
+                    }
+                }
+            }
+            (rowBase, rowFirst, rowLast) = (base, first, last)
+            (changes, removes) = ([], [])
+            self.slots = slots
+            return
+        }
+        (rowBase, rowFirst, rowLast) = ([], [], [])
+        // Per change: its removes' count, then where they start among `removes`.
+        var changes = [ChangeSlots](repeating: ChangeSlots(offset: 0, removeStart: 0, removeEnd: 0), count: headers.count)
+        for remove in loaded { changes[remove.record].removeEnd += 1 }
+        var placed: Int32 = 0
+        for i in changes.indices {
+            changes[i].removeStart = placed
+            placed += changes[i].removeEnd
+            changes[i].removeEnd = changes[i].removeStart
+        }
+        var sorted = [RemoveRange](repeating: RemoveRange(start: 0, end: -1, through: 0), count: loaded.count)
+        for remove in loaded {
+            sorted[Int(changes[remove.record].removeEnd)] = RemoveRange(
+                start: remove.id.counter, end: remove.id.counter + remove.count - 1, through: 0)
+            changes[remove.record].removeEnd += 1
+        }
+        var total = 0
+        for i in changes.indices {
+            let first = Int(changes[i].removeStart), end = Int(changes[i].removeEnd)
+            var through = 0
+            if first < end {
+                // A change's removes come in counter order from any encoder; sorted otherwise.
+                if (first + 1..<end).contains(where: { sorted[$0 - 1].start > sorted[$0].start }) {
+                    sorted[first..<end].sort { $0.start < $1.start }
+                }
+                var previousEnd = 0
+                for k in first..<end {
+                    // Disjoint, each inside the change: together within its op count.
+                    guard sorted[k].start > previousEnd else { throw CRDTError(.malformed, "op \(sorted[k].start) shares its id") }
+                    previousEnd = sorted[k].end
+                    through += sorted[k].end - sorted[k].start + 1
+                    sorted[k].through = through
+                }
+            }
+            changes[i].offset = total - headers[i].startOp
+            total += headers[i].opCount - through
+        }
+        self.changes = changes
+        removes = sorted
+        slots = [Int32](repeating: 0, count: total)
     }
 
-    /// The slot of counter `from` of change `change` and how many slots follow it up to
-    /// `to` (exclusive, at most the change's end), or nil if a remove holds one of those
+    /// The slot of counter `from` of change `change` (the slots of `from ..< to` follow it,
+    /// `to` at most one past the change's end), or nil if a remove holds one of those
     /// counters.
     @inline(__always)
     private func slot(change: Int, from: Int, to: Int) -> Int? {
+        let c = changes[change]
         var shift = 0
-        var lo = removeStart[change], hi = removeStart[change + 1]
-        if lo < hi {
+        if c.removeStart < c.removeEnd {
             // The last remove starting before `to`.
+            var lo = Int(c.removeStart), hi = Int(c.removeEnd)
             while lo < hi {
                 let mid = (lo + hi) >> 1
                 if removes[mid].start < to { lo = mid + 1 } else { hi = mid }
             }
-            if lo > removeStart[change] {
+            if lo > Int(c.removeStart) {
                 let r = removes[lo - 1]
                 guard r.end < from else { return nil }
                 shift = r.through
             }
         }
-        return slotBase[change] + from - headers[change].startOp - shift
+        return from + c.offset - shift
     }
 
     /// Claims counters `start ..< start + count` of `actor` for `owner` (a sequence number
@@ -142,12 +202,20 @@ struct OpClaims {
     }
 
     /// Who claimed counter `counter` of `actor` (0 if nobody or `counter < 1`, `outside` if no
-    /// change holds it, `otherOp` for a remove's).
-    mutating func owner(actor: Int32, counter: Int) -> Int32 {
-        guard actor >= 0, Int(actor) < ownerHints.count, counter >= 1 else { return 0 }
-        guard let found = ranges.locate(actor: actor, counter: counter, hint: &ownerHints[Int(actor)]) else { return OpClaims.outside }
-        guard let k = slot(change: found.record, from: counter, to: counter + 1) else { return OpClaims.otherOp }
-        return slots[k]
+    /// change holds it, `otherOp` for a remove's), and the index of the change holding it
+    /// (-1 if none).
+    mutating func claimant(actor: Int32, counter: Int) -> (owner: Int32, change: Int) {
+        guard actor >= 0, Int(actor) < ownerHints.count, counter >= 1 else { return (0, -1) }
+        if !rowBase.isEmpty {
+            let a = Int(actor)
+            guard counter >= rowFirst[a], counter <= rowLast[a] else { return (OpClaims.outside, -1) }
+            let owner = slots[rowBase[a] + counter]
+            guard owner > 0 else { return (owner, -1) }
+            return (owner, ranges.locate(actor: actor, counter: counter, hint: &ownerHints[a])?.record ?? -1)
+        }
+        guard let found = ranges.locate(actor: actor, counter: counter, hint: &ownerHints[Int(actor)]) else { return (OpClaims.outside, -1) }
+        guard let k = slot(change: found.record, from: counter, to: counter + 1) else { return (OpClaims.otherOp, found.record) }
+        return (slots[k], found.record)
     }
 
     /// Whether every counter in `start ..< start + count` of `actor` is claimed by `owner`
@@ -166,6 +234,12 @@ struct OpClaims {
         actor: Int32, start: Int, count: Int, claiming: Bool, _ body: (UnsafeMutableBufferPointer<Int32>, Range<Int>) -> Bool
     ) -> Bool {
         guard actor >= 0, Int(actor) < claimHints.count, start >= 1, count >= 0, count <= ChangeCoding.maxOpCount else { return false }
+        if !rowBase.isEmpty {
+            let a = Int(actor)
+            guard start >= rowFirst[a], start <= rowLast[a] - count + 1 else { return false }
+            let first = rowBase[a] + start
+            return slots.withUnsafeMutableBufferPointer { body($0, first..<(first + count)) }
+        }
         var c = start
         let end = start + count
         while c < end {

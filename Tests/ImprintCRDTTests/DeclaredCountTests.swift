@@ -1,5 +1,6 @@
 import Testing
 @testable import ImprintCRDT
+import ImprintTestSupport
 
 /// Hostile saves whose checksums are valid but whose change headers or ops declare op
 /// counts the file does not hold: each must fail with `.malformed` (or `.tooLarge`) without
@@ -98,5 +99,67 @@ import Testing
             actor: r.actor, seq: r.seq, startOp: r.startOp, opCount: n, time: r.time, message: r.message, deps: r.deps,
             ops: [Op(id: r.ops[0].id, obj: r.ops[0].obj, action: .remove(target: target, count: n))])
         Self.expectMalformed(d)
+    }
+
+    /// Eight actors each with a change near the start and one after actor "long" typed
+    /// 6,000 characters, the late ones deleting: their counters span ~8 × 6,000, far more
+    /// than a few slots per item, so `OpClaims` lays the changes out one by one (no rows).
+    static func sparseActors() throws -> (doc: Document, text: ObjectID) {
+        let base = Document(actor: .named("long"))
+        let t = try base.change { tx in try tx.put(.root, "t", .text)! }
+        var docs = (0..<8).map { Document(actor: .named("a\($0)")) }
+        for (i, d) in docs.enumerated() {
+            try d.apply(base.allChanges())
+            try d.change { tx in try tx.splice(t, at: 0, insert: "\(i)") }
+            try base.apply(d.allChanges())
+        }
+        try base.change { tx in try tx.splice(t, at: try base.length(t), insert: String(repeating: "x", count: 6000)) }
+        for (i, d) in docs.enumerated() {
+            try d.apply(base.allChanges())
+            try d.change { tx in try tx.splice(t, at: 8 + 700 * i, delete: 3 + i, insert: "y") }
+        }
+        for d in docs { try base.apply(d.allChanges()) }
+        docs = []
+        return (base, t)
+    }
+
+    @Test func sparseActorsLoadThroughTheChangeLayout() throws {
+        let (d, t) = try Self.sparseActors()
+        for visibleTextFirst in [true, false] {
+            let (payload, version) = d.encodePayload(visibleTextFirst: visibleTextFirst)
+            let loaded = try Document.load(DocumentFormat.frame(payload, version: version))
+            try loaded.finishLoading()
+            #expect(try loaded.text(t) == (try d.text(t)))
+            #expect(loaded.currentHeads == d.currentHeads)
+            #expect(DecoderFuzzTests.brokenPromises(loaded).isEmpty)
+        }
+    }
+
+    /// Mutated payloads of that document, behind valid checksums: each loads or throws
+    /// `CRDTError`, never crashes (one that loads should keep every promise: see the known
+    /// issue below).
+    @Test func mutatedSparsePayloadsNeverCrash() throws {
+        let seed: UInt64 = 0x5EED_0017
+        var rng = SplitMix64(seed: seed)
+        let (d, _) = try Self.sparseActors()
+        let (payload, version) = d.encodePayload(visibleTextFirst: false)
+        for round in 0..<400 {
+            var m = payload
+            DecoderFuzzTests.mutate(&m, kind: round % 3, using: &rng)
+            do {
+                let loaded = try Document.load(DocumentFormat.frame(m, version: version))
+                try loaded.finishLoading()
+                let broken = DecoderFuzzTests.brokenPromises(loaded)
+                // Known gap (not `OpClaims`: the same rounds fail with either layout): a span's
+                // deleted flag is not checked against the removes, so a version 1 payload whose
+                // deleted-run column is altered loads a state its history does not replay into.
+                withKnownIssue("deleted flags are not checked against the removes", isIntermittent: true) {
+                    if !broken.isEmpty { Issue.record("seed \(seed) round \(round): \(broken)") }
+                }
+            } catch is CRDTError {
+            } catch {
+                Issue.record("seed \(seed) round \(round): untyped error \(error)")
+            }
+        }
     }
 }
