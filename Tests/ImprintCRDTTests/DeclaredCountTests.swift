@@ -6,9 +6,9 @@ import ImprintTestSupport
 /// counts the file does not hold: each must fail with `.malformed` (or `.tooLarge`) without
 /// allocating memory in proportion to the declared counts.
 @Suite struct DeclaredCountTests {
-    /// Actor x's text "abc" typed in `changes` changes, one letter at a time (cycling), then
-    /// actor y deleting "b": x's changes hold counters 1 ... changes + 1 (the first also
-    /// creates the text), y's one change a remove.
+    /// Actor x's text typed in `changes` changes, one letter at a time ("a", then "b", "c",
+    /// "d" cycling), then actor y deleting the second letter: x's changes hold counters
+    /// 1 ... changes + 1 (the first also creates the text), y's one change (the last) a remove.
     static func history(changes: Int = 2) throws -> (doc: Document, text: ObjectID) {
         let x = Document(actor: .named("x"))
         let t = try x.change { tx in
@@ -16,6 +16,8 @@ import ImprintTestSupport
             try tx.splice(t, at: 0, insert: "a")
             return t
         }
+        // Sealed, so the next edit starts a change of its own (not coalesced into this one).
+        x.sealAll()
         for i in 1..<changes {
             try x.change { tx in try tx.splice(t, at: i, insert: ["b", "c", "d"][i % 3]) }
             x.sealAll()
@@ -68,10 +70,52 @@ import ImprintTestSupport
         Self.expectMalformed(d)
     }
 
-    /// One change declaring 2^40 − 1 ops it does not hold.
+    /// The same gap, consistent: x's second change, its item and y's remove of it all moved
+    /// to counter 2^40 − 1 (the state's span too). Every op then lies in its change, so the
+    /// claims are built: main's rows spanned the gap and asked for 4 TiB; the per-change
+    /// layout costs one slot per item. Loads, or is refused as `.malformed` by a later check.
+    @Test func aConsistentGapBetweenAnActorsChangesCostsNothing() throws {
+        let (d, t) = try Self.history()
+        let far = ChangeCoding.maxOpCount - 1
+        Self.setHeader(d, 1, startOp: far)
+        let moved = d.records[1].ops.map { op in
+            guard case .insertText(let l, let r, let b, let n) = op.action else { return op }
+            return Op(id: OpID(counter: far, actor: op.id.actor), obj: op.obj, action: .insertText(left: l, right: r, utf8: b, count: n))
+        }
+        d.records[1].ops = moved
+        let y = d.records[2]
+        d.records[2].ops = y.ops.map { op in
+            guard case .remove(let target, let n) = op.action else { return op }
+            return Op(id: op.id, obj: op.obj, action: .remove(target: OpID(counter: far, actor: target.actor), count: n))
+        }
+        guard case .sequence(let s)? = d.objects[try d.internalID(t)] else {
+            Issue.record("no text")
+            return
+        }
+        var found = false
+        for l in s.leaves.indices {
+            for k in s.leaves[l].spans.indices where s.leaves[l].spans[k].id.counter == 3 {
+                s.leaves[l].spans[k].id = OpID(counter: far, actor: s.leaves[l].spans[k].id.actor)
+                found = true
+            }
+        }
+        #expect(found, "the span of change 1's item")
+        for visibleTextFirst in [true, false] {
+            let (payload, version) = d.encodePayload(visibleTextFirst: visibleTextFirst)
+            do {
+                let loaded = try Document.load(DocumentFormat.frame(payload, version: version))
+                try loaded.finishLoading()
+                #expect(try loaded.text(t) == "a")
+            } catch let e as CRDTError {
+                #expect(e.code == .malformed, "version \(version): \(e)")
+            }
+        }
+    }
+
+    /// x's last change declaring ~2^40 ops it does not hold (its counters up to 2^40 − 1).
     @Test func aHugeDeclaredOpCountIsRefusedBeforeAllocating() throws {
         let (d, _) = try Self.history()
-        Self.setHeader(d, 0, opCount: ChangeCoding.maxOpCount - 1)
+        Self.setHeader(d, 1, opCount: ChangeCoding.maxOpCount - d.records[1].startOp)
         Self.expectMalformed(d)
     }
 
