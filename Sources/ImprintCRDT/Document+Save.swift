@@ -464,8 +464,6 @@ extension Document {
         var history = LoadedHistory()
         let decoded = try decodeHeaders(cols, count: recordCount, actorMap: map, into: &history)
         var changeRanges = decoded.ranges
-        // Tables of at most about twice the declared ops (ids interleave between actors).
-        changeRanges.indexCounters(budget: 2 * decoded.declaredOps + 4096)
         maxCounter = max(maxCounter, decoded.maxCounter)
         insertsMissing = 0..<recordCount
         for a in actors.indices where decoded.lastOfActor[a] >= 0 {
@@ -473,16 +471,6 @@ extension Document {
             lastRecordOfActor[Int32(a)] = decoded.lastOfActor[a]
         }
         heads = Set((0..<recordCount).lazy.filter { !decoded.isDependency[$0] })
-        // A constant from here on, so the closure below captures it without a box.
-        let ranges = changeRanges
-        // Ops come in runs of one change: each actor's last hit answers most lookups.
-        var hints = [Int](repeating: 0, count: actors.count)
-        func recordOf(_ id: OpID) throws -> Int {
-            guard let found = ranges.locate(actor: id.actor, counter: id.counter, hint: &hints[max(0, Int(id.actor))]) else {
-                throw CRDTError(.malformed, "op outside every change")
-            }
-            return found.record
-        }
         let objectIDs = try decodeObjectTable(&r, ref: ref)
         // Map ops (applied after sequences exist).
         let mapOps = try decodeMapOpSection(&r, budget: &budget, decoder: decoder, ref: ref)
@@ -496,9 +484,10 @@ extension Document {
         history.removes.reserveCapacity(removeCount)
         var actorColumn = rc[0], counterColumn = rc[1], objectColumn = rc[2]
         var targetActorColumn = rc[3], countColumn = rc[4], targetColumn = rc[5]
-        // Remove ops go straight to their changes (objects checked once per run of one
-        // object). A loaded change's ops are put in counter order when its insert ops are
-        // rebuilt (`materializeInserts`), so the order they are appended in does not matter.
+        // Remove ops (objects checked once per run of one object), given their changes once
+        // the counter tables are built, below. A loaded change's ops are put in counter order
+        // when its insert ops are rebuilt (`materializeInserts`), so the order they are
+        // appended in does not matter.
         var lastSequence = OpID.none
         var prevRemove = 0
         var prevTarget = 0
@@ -522,16 +511,31 @@ extension Document {
                 lastSequence = obj
             }
             history.removes.append(LoadedHistory.Remove(
-                record: try recordOf(id), id: id, obj: obj, target: OpID(counter: tCounter, actor: tActor), count: n))
+                record: -1, id: id, obj: obj, target: OpID(counter: tCounter, actor: tActor), count: n))
         }
         // Sequences, numbered from 1 in the order of `objectIDs` (for `OpClaims`).
         var sequenceNumbers: [OpID: Int32] = [:]
+        var items = 0
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
             let number = Int32(sequenceNumbers.count + 1)
             sequenceNumbers[o] = number
-            try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, dropDeleted: redactedSave, budget: &budget, decoder: decoder)
+            items += try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, dropDeleted: redactedSave, budget: &budget, decoder: decoder)
         }
+        // O(1) counter tables of at most about twice the ops (ids interleave between actors),
+        // bounded by the items and ops decoded, not by the op counts the headers declare.
+        changeRanges.indexCounters(budget: 2 * min(decoded.declaredOps, 2 * (items + mapOps.count + removeCount)) + 4096)
+        // A constant from here on, so the closure below captures it without a box.
+        let ranges = changeRanges
+        // Ops come in runs of one change: each actor's last hit answers most lookups.
+        var hints = [Int](repeating: 0, count: actors.count)
+        func recordOf(_ id: OpID) throws -> Int {
+            guard let found = ranges.locate(actor: id.actor, counter: id.counter, hint: &hints[max(0, Int(id.actor))]) else {
+                throw CRDTError(.malformed, "op outside every change")
+            }
+            return found.record
+        }
+        for k in history.removes.indices { history.removes[k].record = try recordOf(history.removes[k].id) }
         // Mark ops (versions 2 and 3): checked against the spans once every item is claimed,
         // below. Version 2 has at least one; version 3 writes a count of 0 and no column
         // when there are none.
@@ -579,16 +583,16 @@ extension Document {
         // id once: no two ops may share one and each must lie inside a change (map and remove
         // ops inside their own), so the claims add up to the declared ops exactly when every
         // change's counters are used once.
-        var claims = OpClaims(ranges)
+        // The removes claim theirs as the table is built, which refuses (before allocating
+        // anything in proportion to the declared counts) changes declaring other ops than the
+        // items, map and mark ops there are.
+        var claims = try OpClaims(
+            ranges: ranges, headers: history.headers, removes: history.removes, declaredOps: decoded.declaredOps,
+            heldOps: items + history.ops.reduce(0) { $0 + $1.op.width })
         for (rec, op) in history.ops {
             guard op.id.counter + op.width - 1 <= history.headers[rec].maxOp,
                 claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp)
             else { throw CRDTError(.malformed, "op \(op.id.counter) shares its id or runs past its change") }
-        }
-        for remove in history.removes {
-            guard remove.id.counter + remove.count - 1 <= history.headers[remove.record].maxOp,
-                claims.claim(actor: remove.id.actor, start: remove.id.counter, count: remove.count, for: OpClaims.otherOp)
-            else { throw CRDTError(.malformed, "op \(remove.id.counter) shares its id or runs past its change") }
         }
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
@@ -610,14 +614,14 @@ extension Document {
         // neighbouring spans' counters, which damaged bytes can make point anywhere: all are
         // checked, once every item is claimed.
         var originHints = [Int](repeating: 0, count: actors.count), itemHints = originHints
-        func checkOrigin(_ origin: OpID, of item: OpID, in number: Int32) throws {
+        // (Items and ops are claimed, so they lie inside changes: `locate` finds them.)
+        func recordOfClaimed(_ item: OpID) -> Int {
+            ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
+        }
+        func checkOrigin(_ origin: OpID, of item: OpID, inRecord itemRecord: Int, in number: Int32) throws {
             guard !origin.isNone else { return }
-            guard claims.owner(actor: origin.actor, counter: origin.counter) == number else {
-                throw CRDTError(.malformed, "insert origin unknown")
-            }
-            // (Claimed, so both lie inside changes: `locate` finds them.)
-            let originRecord = ranges.locate(actor: origin.actor, counter: origin.counter, hint: &originHints[Int(origin.actor)])?.record ?? Int.max
-            let itemRecord = ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
+            let (owner, originRecord) = claims.claimant(actor: origin.actor, counter: origin.counter)
+            guard owner == number else { throw CRDTError(.malformed, "insert origin unknown") }
             guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
                 throw CRDTError(.malformed, "insert origin after its item")
             }
@@ -626,8 +630,10 @@ extension Document {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
-                    try checkOrigin(sp.left, of: sp.id, in: number)
-                    try checkOrigin(sp.right, of: sp.id, in: number)
+                    guard !sp.left.isNone || !sp.right.isNone else { continue }
+                    let itemRecord = recordOfClaimed(sp.id)
+                    try checkOrigin(sp.left, of: sp.id, inRecord: itemRecord, in: number)
+                    try checkOrigin(sp.right, of: sp.id, inRecord: itemRecord, in: number)
                 }
             }
         }
@@ -636,12 +642,12 @@ extension Document {
         let markObjects = Dictionary(markOps.map { ($0.id, $0.obj) }, uniquingKeysWith: { a, _ in a })
         for op in markOps {
             guard case .mark(let m) = op.action, let number = sequenceNumbers[op.obj] else { continue }
-            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, in: number) }
+            let opRecord = recordOfClaimed(op.id)
+            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, inRecord: opRecord, in: number) }
             guard let i = m.instance, i != op.id else { continue }
             // Another mark op of the same text, earlier in the history.
             guard markObjects[i] == op.obj,
                 let instanceRecord = ranges.locate(actor: i.actor, counter: i.counter, hint: &originHints[Int(i.actor)])?.record,
-                let opRecord = ranges.locate(actor: op.id.actor, counter: op.id.counter, hint: &itemHints[Int(op.id.actor)])?.record,
                 instanceRecord < opRecord || (instanceRecord == opRecord && i.actor == op.id.actor && i.counter < op.id.counter)
             else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }
@@ -649,7 +655,7 @@ extension Document {
         for remove in history.removes {
             if remove.obj != lastObject { (lastObject, number) = (remove.obj, sequenceNumbers[remove.obj] ?? 0) }
             let target = remove.target
-            for c in target.counter..<(target.counter + remove.count) where claims.owner(actor: target.actor, counter: c) != number || number == 0 {
+            guard number != 0, claims.all(actor: target.actor, start: target.counter, count: remove.count, claimedBy: number) else {
                 throw CRDTError(.malformed, "remove of unknown item")
             }
         }
@@ -873,10 +879,13 @@ extension Document {
         return p
     }
 
+    /// Decodes one sequence's spans into `s`; returns how many items they hold (each backed by
+    /// content bytes, a list value or, in a redacted save, a placeholder within `budget`).
+    @discardableResult
     private func decodeSpans(
         _ s: SequenceState, _ r: inout ByteReader, _ actorRef: (Int) throws -> Int32, visibleFirst: Bool,
         dropDeleted: Bool = false, budget: inout Int, decoder: Zstd.Decoder
-    ) throws {
+    ) throws -> Int {
         let n = try r.count(max: r.remaining * 64)
         // Version 3 texts: the content column holds the visible text first (this many bytes),
         // then the deleted text; each part in document order.
@@ -1003,6 +1012,7 @@ extension Document {
             }
         }
         s.load(spans: spans)
+        return lengths.reduce(0, +)
     }
 
     private func payloadSlice(_ c: ByteReader) -> ArraySlice<UInt8> { c.bytes[c.offset..<c.end] }
