@@ -334,13 +334,7 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
                 let decision = try ZoneRules.decide(save, existing: try await self.record(connection, zoneId: zone.zoneId, name: save.name))
                 decisions.append(decision)
                 guard case .write = decision else { continue }
-                if let asset = save.asset, save.bytesInRequest {
-                    // Stored by this request's save into another inbox: it must still be there.
-                    let stored = try await self.single(Bool.self, connection, """
-                        SELECT EXISTS (SELECT 1 FROM zone_records WHERE asset_hash = \(asset.hash) AND asset_size = \(asset.size) AND NOT deleted)
-                        """) ?? false
-                    guard stored else { throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) is no longer stored") }
-                } else if let asset = save.asset {
+                if let asset = save.asset {
                     let uploaded = try await self.single(Int.self, connection, """
                         SELECT size FROM zone_uploads WHERE zone_id = \(zone.zoneId) AND hash = \(asset.hash)
                         UNION ALL SELECT asset_size FROM zone_records WHERE zone_id = \(zone.zoneId) AND asset_hash = \(asset.hash) AND NOT deleted

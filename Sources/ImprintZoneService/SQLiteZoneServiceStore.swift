@@ -40,14 +40,16 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
 
     // MARK: Facts
 
-    static func zone(_ db: Database, _ zoneId: String) throws -> ZoneRow? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT zone_id, kind, owner, convo_id, incarnation, last_change, purged_through, created_at FROM zones WHERE zone_id = ?
-            """), arguments: [zoneId])
-        else { return nil }
-        return ZoneRow(
+    static let zoneColumns = "zone_id, kind, owner, convo_id, incarnation, last_change, purged_through, created_at"
+
+    static func zoneRow(_ row: Row) -> ZoneRow {
+        ZoneRow(
             zoneId: row[0], kind: ZoneID.Kind(rawValue: row[1]) ?? .shared, owner: row[2], convoId: row[3], incarnation: row[4],
             lastChange: row[5], purgedThrough: row[6], createdAt: StoreTime.date(row[7]))
+    }
+
+    static func zone(_ db: Database, _ zoneId: String) throws -> ZoneRow? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(zoneColumns) FROM zones WHERE zone_id = ?"), arguments: [zoneId]).map(zoneRow)
     }
 
     static func existingZone(_ db: Database, _ zone: ZoneID) throws -> ZoneRow {
@@ -275,13 +277,7 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
                     let decision = try ZoneRules.decide(save, existing: try Self.record(db, zoneId: zone.zoneId, name: save.name))
                     decisions.append(decision)
                     guard case .write = decision else { continue }
-                    if let asset = save.asset, save.bytesInRequest {
-                        // Stored by this request's save into another inbox: it must still be there.
-                        let stored = try Bool.fetchOne(db.cachedStatement(sql: """
-                            SELECT EXISTS (SELECT 1 FROM zone_records WHERE asset_hash = ? AND asset_size = ? AND deleted = 0)
-                            """), arguments: [asset.hash, asset.size]) ?? false
-                        guard stored else { throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) is no longer stored") }
-                    } else if let asset = save.asset {
+                    if let asset = save.asset {
                         let uploaded = try Int.fetchOne(db.cachedStatement(sql: """
                             SELECT size FROM zone_uploads WHERE zone_id = ? AND hash = ?
                             UNION ALL SELECT asset_size FROM zone_records WHERE zone_id = ? AND asset_hash = ? AND deleted = 0

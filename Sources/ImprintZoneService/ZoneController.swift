@@ -194,84 +194,78 @@ struct ZoneController: Sendable {
             writer = .commentCapability(snapshotName: snapshotName, capabilityHash: CommitDigest.hex(Data(capability.utf8)))
         }
         var saves: [RecordSave] = []
+        var staged: [String: StagedAsset] = [:]
         do {
             for record in input.records {
-                saves.append(try recordSave(record))
+                saves.append(try recordSave(record, staged: &staged))
             }
             let records = try await store.saveRecords(RecordBatch(
                 zone: zone, writer: writer, records: saves, quota: configuration.quotaBytes, now: Date(),
                 inboxCapability: try inboxCapability(request)))
             return try json(SaveRecordsOutput(records: records))
         } catch {
-            for save in saves { save.inline?.discard() }
+            for asset in staged.values { asset.discard() }
             throw error
         }
     }
 
     /// v1.1: records for several inbox zones in one request, the fan-out of mailbox delivery
-    /// (one copy of a message per recipient). Each inbox's records are one `saveRecords` with
-    /// that method's rules and answer, and one inbox's refusal (none made yet, the caller
-    /// shares no convo with its owner) leaves the others saved. Inline bytes that several
-    /// inboxes share are staged and stored once: inboxes are saved one by one until each
-    /// distinct inline payload is stored, then the rest concurrently, referencing it (so the
-    /// store commits them together). At most `maxRecordsPerSave` records in all.
+    /// (one copy of a message per recipient). v1.3: `records` beside `inboxes` go to every
+    /// inbox that lists none of its own, so a message's payload travels once per request, not
+    /// once per recipient (the v1.1 shape, records in each inbox, is still taken). Each inbox
+    /// is decided with `saveRecords`' rules and gets its own answer, in order: its records, or
+    /// the error that refused it (none made yet, the caller shares no convo with its owner),
+    /// which leaves the others saved. The store saves them all in one transaction
+    /// (`ZoneServiceStore.saveToInboxes`); each distinct inline payload is staged and stored
+    /// once. At most `maxRecordsPerSave` records in all, counted per inbox.
     @Sendable func saveToInboxes(_ request: Request, caller: String) async throws -> Response {
         let input = try await RequestBodyReader.decode(SaveToInboxesInput.self, from: request, limit: configuration.saveBodyLimit)
-        let total = input.inboxes.reduce(0) { $0 + $1.records.count }
-        guard !input.inboxes.isEmpty, (1...configuration.maxRecordsPerSave).contains(total) else {
-            throw DeliveryError.invalidRequest("inboxes must hold 1 to \(configuration.maxRecordsPerSave) records in all")
-        }
+        guard !input.inboxes.isEmpty else { throw DeliveryError.invalidRequest("inboxes must name 1 or more inboxes") }
         guard Set(input.inboxes.map(\.zoneId)).count == input.inboxes.count else {
             throw DeliveryError.invalidRequest("inboxes repeats a zoneId")
         }
-        var checked: [ZoneID] = []
+        var total = 0
         for inbox in input.inboxes {
             let zone = try ZoneID(inbox.zoneId)
             guard zone.kind == .inbox else { throw DeliveryError.invalidRequest("\(inbox.zoneId) is not an inbox zone") }
-            guard !inbox.records.isEmpty, Set(inbox.records.map(\.recordName)).count == inbox.records.count else {
+            guard let records = inbox.records ?? input.records else {
+                throw DeliveryError.invalidRequest("\(inbox.zoneId) has no records, and the request none for every inbox")
+            }
+            guard !records.isEmpty, Set(records.map(\.recordName)).count == records.count else {
                 throw DeliveryError.invalidRequest("\(inbox.zoneId): records must be 1 or more, each name once")
             }
             if let capability = inbox.capability { _ = try Self.capabilityHash(capability) }
-            checked.append(zone)
+            total += records.count
         }
-        let zones = checked
-        let inlineHashes = { (records: [RecordToSave]) in Set(records.compactMap { $0.assetData.map { CommitDigest.hex($0) } }) }
-        let everyInline = input.inboxes.reduce(into: Set<String>()) { $0.formUnion(inlineHashes($1.records)) }
-        let now = Date()
-        @Sendable func save(_ index: Int, placed: Set<String>) async -> SaveToInboxesOutput.Inbox {
-            var saves: [RecordSave] = []
-            do {
-                for record in input.inboxes[index].records { saves.append(try recordSave(record, placed: placed)) }
-                let records = try await store.saveRecords(RecordBatch(
-                    zone: zones[index], writer: .did(caller), records: saves, quota: configuration.quotaBytes, now: now,
-                    inboxCapability: try input.inboxes[index].capability.map(Self.capabilityHash)))
-                return .init(zoneId: zones[index].raw, records: records)
-            } catch {
-                for save in saves { save.inline?.discard() }
-                let refusal = error as? DeliveryError ?? DeliveryError.internalError()
-                return .init(zoneId: zones[index].raw, error: refusal.name, message: refusal.message)
+        guard (1...configuration.maxRecordsPerSave).contains(total) else {
+            throw DeliveryError.invalidRequest("inboxes must hold 1 to \(configuration.maxRecordsPerSave) records in all")
+        }
+        var staged: [String: StagedAsset] = [:]
+        do {
+            let shared = try input.records.map { try $0.map { try recordSave($0, staged: &staged) } }
+            var inboxes: [InboxFanOut.Inbox] = []
+            for inbox in input.inboxes {
+                let records = try inbox.records.map { try $0.map { try recordSave($0, staged: &staged) } } ?? shared ?? []
+                inboxes.append(InboxFanOut.Inbox(
+                    zone: try ZoneID(inbox.zoneId), records: records, capabilityHash: try inbox.capability.map(Self.capabilityHash)))
             }
+            let outcomes = try await store.saveToInboxes(InboxFanOut(
+                writer: caller, inboxes: inboxes, quota: configuration.quotaBytes, now: Date()))
+            return try json(SaveToInboxesOutput(inboxes: zip(input.inboxes, outcomes).map { inbox, outcome in
+                switch outcome {
+                case .success(let records): return .init(zoneId: inbox.zoneId, records: records)
+                case .failure(let refusal): return .init(zoneId: inbox.zoneId, error: refusal.name, message: refusal.message)
+                }
+            }))
+        } catch {
+            for asset in staged.values { asset.discard() }
+            throw error
         }
-        var results = [SaveToInboxesOutput.Inbox?](repeating: nil, count: zones.count)
-        var placed = Set<String>()
-        var next = 0
-        while next < zones.count, !everyInline.isSubset(of: placed) {
-            let result = await save(next, placed: placed)
-            if result.error == nil { placed.formUnion(inlineHashes(input.inboxes[next].records)) }
-            results[next] = result
-            next += 1
-        }
-        let stored = placed
-        await withTaskGroup(of: (Int, SaveToInboxesOutput.Inbox).self) { group in
-            for index in next..<zones.count { group.addTask { (index, await save(index, placed: stored)) } }
-            for await (index, result) in group { results[index] = result }
-        }
-        return try json(SaveToInboxesOutput(inboxes: results.compactMap { $0 }))
     }
 
-    /// `record` checked and ready for the store; its inline bytes staged, unless their hash
-    /// is in `placed` (already stored by this request), then referenced instead.
-    private func recordSave(_ record: RecordToSave, placed: Set<String> = []) throws -> RecordSave {
+    /// `record` checked and ready for the store; its inline bytes staged, once per distinct
+    /// payload of the request (`staged`, by hash).
+    private func recordSave(_ record: RecordToSave, staged: inout [String: StagedAsset]) throws -> RecordSave {
         try ZoneInputRules.recordName(record.recordName)
         try ZoneInputRules.recordType(record.recordType)
         let fields = record.fields ?? [:]
@@ -292,12 +286,13 @@ struct ZoneController: Sendable {
             }
             guard !data.isEmpty else { throw DeliveryError.invalidRequest("assetData of \(record.recordName) is empty") }
             let hash = CommitDigest.hex(data)
-            if placed.contains(hash) {
-                return RecordSave(
-                    name: record.recordName, type: record.recordType, fields: fields, fieldsJSON: fieldsJSON, routing: routing,
-                    asset: ZoneAssetRef(hash: hash, size: data.count), inline: nil, bytesInRequest: true)
+            if let known = staged[hash] {
+                inline = known
+            } else {
+                let asset = try StagedAsset.stage(data, in: store.stagingDirectory)
+                staged[hash] = asset
+                inline = asset
             }
-            inline = try StagedAsset.stage(data, in: store.stagingDirectory)
         }
         return RecordSave(
             name: record.recordName, type: record.recordType, fields: fields, fieldsJSON: fieldsJSON, routing: routing,

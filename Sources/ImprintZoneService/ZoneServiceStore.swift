@@ -49,6 +49,13 @@ protocol ZoneServiceStore: Sendable {
     func putInboxCapability(_ zone: ZoneID, caller: String, name: String, keyHash: String?, limit: Int, now: Date) async throws
 
     func saveRecords(_ batch: RecordBatch) async throws -> [ZoneRecord]
+    /// Saves records into several inbox zones (`saveToInboxes`) in one transaction, with set-
+    /// based reads and writes: every inbox is decided on its own (`InboxFanOut.plan`) and
+    /// answered in order with its records or the error that refused it, and the accepted ones
+    /// are written together (all of them or, if the transaction fails, none). Each inbox keeps
+    /// `saveRecords`' guarantees: its change numbers in order, an unchanged retry answered
+    /// with the stored record. Consumes the staged inline payloads.
+    func saveToInboxes(_ fanOut: InboxFanOut) async throws -> [Result<[ZoneRecord], DeliveryError>]
     func deleteRecords(_ zone: ZoneID, caller: String, names: [String], now: Date, tombstoneRetention: Int64) async throws -> [String]
 
     func changes(_ zone: ZoneID, caller: String, since: String?, limit: Int) async throws -> FetchChangesOutput
@@ -111,7 +118,4 @@ struct RecordSave: Sendable {
     var routing: RoutingFields
     var asset: ZoneAssetRef?
     var inline: StagedAsset?
-    /// `asset` is bytes this same request carried inline and another zone's save of it has
-    /// stored (`saveToInboxes`): the caller had them, so no upload to this zone is needed.
-    var bytesInRequest = false
 }

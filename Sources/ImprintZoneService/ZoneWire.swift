@@ -134,22 +134,30 @@ public struct SaveRecordsInput: Codable, Sendable {
     }
 }
 
-/// v1.1 `saveToInboxes` input: records for several inbox zones in one request.
+/// v1.1 `saveToInboxes` input: records for several inbox zones in one request. v1.3: the
+/// records every inbox gets may travel once, in `records`, each inbox then naming only its
+/// zone (and capability); an inbox with records of its own gets those.
 public struct SaveToInboxesInput: Codable, Sendable {
     public struct Inbox: Codable, Sendable {
         public var zoneId: String
-        public var records: [RecordToSave]
+        /// This inbox's records (v1.1: required); nil for the request's `records` (v1.3).
+        public var records: [RecordToSave]?
         /// v1.2: the inbox write capability its owner handed out (`putInboxCapability`), for a
         /// caller who shares no convo with the owner on this server.
         public var capability: String?
-        public init(zoneId: String, records: [RecordToSave], capability: String? = nil) {
+        public init(zoneId: String, records: [RecordToSave]? = nil, capability: String? = nil) {
             self.zoneId = zoneId
             self.records = records
             self.capability = capability
         }
     }
     public var inboxes: [Inbox]
-    public init(inboxes: [Inbox]) { self.inboxes = inboxes }
+    /// v1.3: the records of every inbox that has none of its own.
+    public var records: [RecordToSave]?
+    public init(inboxes: [Inbox], records: [RecordToSave]? = nil) {
+        self.inboxes = inboxes
+        self.records = records
+    }
 }
 
 /// v1.2 `putInboxCapability` input: `keyHash` (SHA-256 hex of the capability's UTF-8 bytes)

@@ -146,7 +146,9 @@ public struct HTTPZoneStore: ZoneStore {
 
     /// As few requests as the limits allow (v1.1 `saveToInboxes`: at most
     /// `ZoneLimits.maximumBatchRecords` records and about 1.5 MiB each), for the fan-out of
-    /// mailbox delivery.
+    /// mailbox delivery. Records that several inboxes share (one message's copies) travel once
+    /// per request (v1.3), each inbox naming only its zone; a server older than v1.3 refuses
+    /// that shape (400), and gets the copies inbox by inbox (v1.1) from then on.
     public func saveToInboxes(_ saves: [InboxSave]) async throws -> [InboxSaveResult] {
         var results: [InboxSaveResult] = []
         var part: [InboxSave] = [], count = 0, bytes = 0
@@ -157,10 +159,13 @@ public struct HTTPZoneStore: ZoneStore {
             count = 0
             bytes = 0
         }
+        let legacy = LegacyFanOut.servers.contains(baseURL)
         for save in saves {
             try ZoneRules.checkZoneId(save.zoneId)
             try ZoneRules.checkBatch(save.records)
-            let size = save.records.reduce(0) { total, record in
+            // Shared records cost their bytes once per request, an inbox naming them ~256 bytes.
+            let shared = !legacy && part.first?.records == save.records
+            let size = shared ? 256 : save.records.reduce(0) { total, record in
                 if case .inline(let bytes) = record.asset { return total + bytes.count * 4 / 3 + 1024 }
                 return total + 1024
             }
@@ -174,8 +179,28 @@ public struct HTTPZoneStore: ZoneStore {
     }
 
     private func saveInboxPart(_ part: [InboxSave]) async throws -> [InboxSaveResult] {
-        let output: ZoneWire.SaveToInboxesOutput = try await procedure(.saveToInboxes, ZoneWire.SaveToInboxesInput(
-            inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records.map(ZoneWire.RecordInput.init), capability: $0.capability) }))
+        let shared = part[0].records
+        let output: ZoneWire.SaveToInboxesOutput
+        if !LegacyFanOut.servers.contains(baseURL), part.dropFirst().contains(where: { $0.records == shared }) {
+            do {
+                output = try await procedure(.saveToInboxes, ZoneWire.SaveToInboxesInput(
+                    inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records == shared ? nil : $0.records.map(ZoneWire.RecordInput.init),
+                                              capability: $0.capability) },
+                    records: shared.map(ZoneWire.RecordInput.init)))
+            } catch let error as ZoneError where error.httpStatus == 400 {
+                // An older server, or a request that is bad in either shape: the second try tells.
+                LegacyFanOut.servers.insert(baseURL)
+                do {
+                    return try await saveInboxPart(part)
+                } catch let again as ZoneError where again.httpStatus == 400 {
+                    LegacyFanOut.servers.remove(baseURL)
+                    throw again
+                }
+            }
+        } else {
+            output = try await procedure(.saveToInboxes, ZoneWire.SaveToInboxesInput(
+                inboxes: part.map { .init(zoneId: $0.zoneId, records: $0.records.map(ZoneWire.RecordInput.init), capability: $0.capability) }))
+        }
         guard output.inboxes.map(\.zoneId) == part.map(\.zoneId) else {
             throw ZoneError(.invalidResponse, "saveToInboxes answered for other inboxes than it was sent")
         }
@@ -368,5 +393,20 @@ public struct HTTPZoneStore: ZoneStore {
             }
         }
         return ZoneError(code, "\(name.prefix(64)): \(message)", httpStatus: status)
+    }
+}
+
+/// The zone servers that refused v1.3's shared-records `saveToInboxes` (400: a server before
+/// v1.3, whose inboxes each need their records), remembered for this process.
+enum LegacyFanOut {
+    static let servers = ServerSet()
+
+    final class ServerSet: @unchecked Sendable {
+        private let lock = NSLock()
+        private var urls: Set<String> = []
+
+        func contains(_ url: String) -> Bool { lock.withLock { urls.contains(url) } }
+        func insert(_ url: String) { _ = lock.withLock { urls.insert(url) } }
+        func remove(_ url: String) { _ = lock.withLock { urls.remove(url) } }
     }
 }

@@ -106,11 +106,14 @@ enum ZoneWire {
     struct SaveToInboxesInput: Codable, Sendable, Hashable {
         struct Inbox: Codable, Sendable, Hashable {
             var zoneId: String
-            var records: [RecordInput]
+            /// nil: the request's `records` (v1.3).
+            var records: [RecordInput]?
             /// v1.2: an inbox write capability (`putInboxCapability`).
             var capability: String?
         }
         var inboxes: [Inbox]
+        /// v1.3: the records of every inbox without records of its own, sent once.
+        var records: [RecordInput]?
     }
 
     /// v1.2 `putInboxCapability`.

@@ -1,9 +1,11 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import ImprintStore
 import ImprintSync
 import ImprintZones
 import ImprintEncoding
+import NIOCore
 
 extension SyncBenchmark {
     /// `mailbox`: the cost of mailbox delivery for one sender. One document of `--members`
@@ -11,8 +13,8 @@ extension SyncBenchmark {
     /// and one of the same members without a threshold; the sharer pushes `--edits` small change
     /// sets into each, alternately, and the time of each push is taken: `sendMessage`, the
     /// shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
-    /// `saveToInboxes` request per 400 recipients). Requests and bytes per send follow from
-    /// what the push did.
+    /// `saveToInboxes` request per 400 recipients). Requests and request-body bytes per send
+    /// are measured: the server's counters (`/metrics`) read before and after each push.
     func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
         let count = max(2, members ?? 3)
         let sender = try await BenchMember.make("sender", directory: directory, serverURL: serverURL)
@@ -39,18 +41,23 @@ extension SyncBenchmark {
 
         var mailboxMs: [Double] = [], sharedMs: [Double] = []
         var payloadBytes: [Int] = []
+        var mailboxTraffic: [ServerTraffic] = [], sharedTraffic: [ServerTraffic] = []
         for index in 0..<edits {
             for (doc, isMailbox) in [(mailboxDoc, true), (sharedDoc, false)] {
                 let word = "w\(index) "
                 try await doc.edit { bundle in try bundle.insert(word, at: 0) }
+                let before = try await ServerTraffic.read(serverURL)
                 let start = ContinuousClock.now
                 let report = try await doc.push()
                 let ms = (ContinuousClock.now - start).inMilliseconds
+                let traffic = try await ServerTraffic.read(serverURL) - before
                 if isMailbox {
                     mailboxMs.append(ms)
                     payloadBytes.append(report.bytes)
+                    mailboxTraffic.append(traffic)
                 } else {
                     sharedMs.append(ms)
+                    sharedTraffic.append(traffic)
                 }
             }
         }
@@ -69,10 +76,36 @@ extension SyncBenchmark {
             ("shared_push_p99_ms", Clock.format(Clock.percentile(sharedMs, 0.99))),
             ("ratio_p50", Clock.format(Clock.median(mailboxMs) / Clock.median(sharedMs))),
             ("payload_bytes", Clock.format(payload)),
-            // sendMessage, the shared-zone save, one saveToInboxes per 400 recipients.
-            ("mailbox_requests_per_send", "\(2 + (recipients + 399) / 400)"), ("shared_requests_per_send", "2"),
-            ("mailbox_bytes_per_send", Clock.format(payload * Double(1 + recipients))), ("shared_bytes_per_send", Clock.format(payload)),
+            // Measured (medians): every request of the push and its body, JSON and base64 included.
+            ("recipients", "\(recipients)"),
+            ("mailbox_requests_per_send", Clock.format(Clock.median(mailboxTraffic.map(\.requests)))),
+            ("shared_requests_per_send", Clock.format(Clock.median(sharedTraffic.map(\.requests)))),
+            ("mailbox_bytes_per_send", Clock.format(Clock.median(mailboxTraffic.map(\.bytes)))),
+            ("shared_bytes_per_send", Clock.format(Clock.median(sharedTraffic.map(\.bytes)))),
             ("probe_inbox_records", "\(held)"),
         ]
+    }
+}
+
+/// Requests and request-body bytes (`Content-Length`) an `imprint-server` has counted, from
+/// its `/metrics`; the scrapes themselves are left out.
+struct ServerTraffic {
+    var requests = 0.0
+    var bytes = 0.0
+
+    static func - (after: ServerTraffic, before: ServerTraffic) -> ServerTraffic {
+        ServerTraffic(requests: after.requests - before.requests, bytes: after.bytes - before.bytes)
+    }
+
+    static func read(_ serverURL: String) async throws -> ServerTraffic {
+        let response = try await benchHTTPClient.execute(HTTPClientRequest(url: serverURL + "/metrics"), timeout: .seconds(10))
+        let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+        var traffic = ServerTraffic()
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.contains("route=\"metrics\"") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            if line.hasPrefix("imprint_http_requests_total{") { traffic.requests += value }
+            if line.hasPrefix("imprint_http_request_body_bytes_total{") { traffic.bytes += value }
+        }
+        return traffic
     }
 }

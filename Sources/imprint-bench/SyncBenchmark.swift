@@ -57,6 +57,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "latency: Alice's document runs live() too, as an editor's does (her previews then leave on her ephemeral socket).")
     var senderLive = true
     @Option(help: "The imprint-server executable (default: beside this one).") var server: String?
+    @Option(help: "The server's --db URL, e.g. a PostgreSQL one (default: SQLite in the run's directory).") var db: String?
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "latency: the python that runs the plaintext Yjs relay peer (empty: skip it).")
     var relayPython = ".venv-peers/bin/python"
@@ -66,7 +67,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         let directory = NSTemporaryDirectory() + "imprint-bench-sync-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try ServerProcess.start(executable: server, data: directory + "/server")
+        let process = try ServerProcess.start(executable: server, data: directory + "/server", db: db)
         defer { process.stop() }
         let fields: [(String, String)]
         switch mode {

@@ -91,6 +91,36 @@ import Testing
     }
 
     @discardableResult
+    /// One message's copies for many inboxes: the payload travels once (v1.3), each inbox gets
+    /// its own outcome, and the server's body counter shows the request did not repeat it.
+    @Test(arguments: StoreKind.available)
+    func aFanOutSendsItsSharedPayloadOnce(kind: StoreKind) async throws {
+        try await withZoneServer(kind) { server in
+            let fixture = try await SharedZoneFixture.make(on: server, members: 20)
+            let sender = store(fixture.members[0], server)
+            for member in fixture.members.dropFirst() { try await member.createZone("inbox_\(member.did)") }
+            let payload = [UInt8](testBytes(30_000, seed: 9))
+            let draft = ZoneRecordDraft(recordName: "m-1.0", recordType: "change",
+                                        fields: ZoneRecordFields(convoId: fixture.convoId, epoch: 1, seq: 1, chunkIndex: 0, chunkCount: 1,
+                                                                 payloadHash: sha256Hex(Data(payload))),
+                                        asset: .inline(payload))
+            let missing = server.client().did
+            let saves = (fixture.members.dropFirst().map(\.did) + [missing]).map { InboxSave(zoneId: "inbox_\($0)", records: [draft]) }
+            let results = try await sender.saveToInboxes(saves)
+            #expect(results.map(\.zoneId) == saves.map(\.zoneId))
+            #expect(results.dropLast().allSatisfy { $0.error == nil && $0.records.map(\.recordName) == ["m-1.0"] })
+            #expect(results.last?.error?.code == .zoneNotFound)
+            for member in fixture.members.dropFirst() {
+                #expect(try await member.asset("inbox_\(member.did)", sha256Hex(Data(payload))).body == Data(payload))
+            }
+            // 20 copies of 30,000 bytes (40,000 in base64) in one request well under two copies' worth.
+            let metrics = try await RawHTTP.send(server.server, .GET, "/metrics").text
+            let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix(#"imprint_http_request_body_bytes_total{route="zone.saveToInboxes"}"#) })
+            let bytes = try #require(Double(line.split(separator: " ").last ?? ""))
+            #expect(bytes > 40_000 && bytes < 80_000, "\(line)")
+        }
+    }
+
     func expectZoneError<T>(_ code: ZoneError.Code, sourceLocation: SourceLocation = #_sourceLocation,
                             _ body: () async throws -> T) async -> ZoneError? {
         let error = await expectAnyZoneError(sourceLocation: sourceLocation, body)

@@ -28,7 +28,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
         let duration = ContinuousClock.now - start
         let route = context.annotations.route ?? "unmatched"
-        metrics.recordRequest(route: route, status: Int(response.status.code), duration: duration)
+        metrics.recordRequest(route: route, status: Int(response.status.code), duration: duration,
+                              bodyBytes: request.headers[.contentLength].flatMap { Int($0) })
         if let errorName { metrics.recordRejection(errorName) }
         // The metadata is an autoclosure argument: built only when info lines are logged.
         logger.info(

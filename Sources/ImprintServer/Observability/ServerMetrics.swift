@@ -17,6 +17,9 @@ public struct ServerMetrics: Sendable {
     static var latency: MetricNameDescriptor {
         .init(metricName: "imprint_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route")
     }
+    static var requestBytes: MetricNameDescriptor {
+        .init(metricName: "imprint_http_request_body_bytes", unitName: "total", helpText: "Request body bytes (Content-Length) by route")
+    }
     static var rejections: MetricNameDescriptor {
         .init(metricName: "imprint_rejections", unitName: "total", helpText: "Rejected requests by error name")
     }
@@ -26,8 +29,12 @@ public struct ServerMetrics: Sendable {
         subscribers = registry.makeGauge(descriptor: .init(metricName: "imprint_event", unitName: "subscribers", helpText: "Open subscribeConvoEvents streams"))
     }
 
-    func recordRequest(route: String, status: Int, duration: Duration) {
+    /// `bodyBytes`: the request's declared `Content-Length`, if any.
+    func recordRequest(route: String, status: Int, duration: Duration, bodyBytes: Int? = nil) {
         registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))]).increment()
+        if let bodyBytes, bodyBytes > 0 {
+            registry.makeCounter(descriptor: Self.requestBytes, labels: [("route", route)]).increment(by: Int64(bodyBytes))
+        }
         registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)], buckets: Self.durationBuckets)
             .record(duration)
     }
