@@ -119,6 +119,14 @@ import Testing
     /// open stream or socket, so it is subscribed), then has the owner remove `did`.
     static func remove(_ did: String, from fixture: ConvoFixture, onceReached reached: AsyncStream<Void>,
                        sending send: @escaping @Sendable () async throws -> Void) async throws {
+        await sendUntil(reached, sending: send)
+        _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: did,
+                                                                   commit: Data("remove".utf8)))
+    }
+
+    /// Sends with `send` every 50 ms until `reached` yields, and stops sending before it returns
+    /// (a message sent before the receiver's stream is open reaches no one, by design).
+    static func sendUntil(_ reached: AsyncStream<Void>, sending send: @escaping @Sendable () async throws -> Void) async {
         let sender = Task {
             while !Task.isCancelled {
                 try await send()
@@ -128,8 +136,7 @@ import Testing
         var waiting = reached.makeAsyncIterator()
         _ = await waiting.next()
         sender.cancel()
-        _ = try await fixture.owner.removeMember(RemoveMemberInput(convoId: fixture.convoId, epoch: fixture.epoch, did: did,
-                                                                   commit: Data("remove".utf8)))
+        _ = await sender.result
     }
 
     /// Sent through one instance, received by a member connected to the other.

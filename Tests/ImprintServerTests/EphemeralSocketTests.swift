@@ -169,23 +169,8 @@ import WSClient
         do {
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
             let channel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
-            let (reached, signal) = AsyncStream.makeStream(of: Void.self)
-            let ended = Task { () -> (any Error)? in
-                do {
-                    for try await _ in channel.messages { signal.yield() }
-                    return nil
-                } catch { return error }
-            }
-            let sender = Task {
-                while !Task.isCancelled {
-                    try await fixture.owner.sendEphemeral(Self.input(fixture, "before"))
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
-            var waiting = reached.makeAsyncIterator()
-            _ = await waiting.next()
-            sender.cancel()
-            _ = await sender.result
+            let (reached, ended) = Self.watch(channel)
+            await EphemeralRelayTests.sendUntil(reached) { try await fixture.owner.sendEphemeral(Self.input(fixture, "before")) }
             try await server.stop()
             let error = await ended.value
             #expect(error == nil, "ended with \(String(describing: error))")
@@ -229,13 +214,7 @@ import WSClient
         let channel = try #require(try await server.client(member.signer).openEphemeralChannel(convoId: fixture.convoId))
         let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
         defer { ownerChannel.close() }
-        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
-        let ended = Task { () -> (any Error)? in
-            do {
-                for try await _ in channel.messages { signal.yield() }
-                return nil
-            } catch { return error }
-        }
+        let (reached, ended) = watch(channel)
         try await EphemeralRelayTests.remove(member.did, from: fixture, onceReached: reached) {
             try await ownerChannel.send(input(fixture, "before"))
         }
@@ -246,6 +225,19 @@ import WSClient
         let error = await ended.value
         timeout.cancel()
         return try #require(error as? EphemeralChannelClosed, "ended with \(String(describing: error))")
+    }
+
+    /// Reads `channel` in a task of its own: `reached` yields at each message, `ended` is how
+    /// the stream ended (nil: without an error).
+    static func watch(_ channel: EphemeralChannel) -> (reached: AsyncStream<Void>, ended: Task<(any Error)?, Never>) {
+        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+        let ended = Task { () -> (any Error)? in
+            do {
+                for try await _ in channel.messages { signal.yield() }
+                return nil
+            } catch { return error }
+        }
+        return (reached, ended)
     }
 
     /// Sent on a socket of one instance, received on a socket of the other.
