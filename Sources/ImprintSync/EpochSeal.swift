@@ -118,18 +118,12 @@ struct EpochSeal: Sendable {
     func verify(_ signature: [UInt8], of body: [UInt8], did: String, sender: String, epoch: UInt64, members: [String: [UInt8]],
                 convoId: String) throws(SyncError) {
         guard did == sender else { throw SyncError(.invalidPayload, "a \(name) of \(did) relayed as \(sender)'s") }
-        do {
-            guard let key = members[did] else {
-                throw SyncError(.invalidPayload, "a \(name) of \(did), who is not in the group")
-            }
-            guard Ed25519SignatureVerifier.shared.isValidSignature(signature, for: signedBytes(body, convoId: convoId, epoch: epoch),
-                                                                   publicKey: key) else {
-                throw SyncError(.invalidPayload, "a \(name) of \(did) whose signature does not verify")
-            }
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.invalidPayload, "a \(name) of \(did): \(error)")
+        guard let key = members[did] else {
+            throw SyncError(.invalidPayload, "a \(name) of \(did), who is not in the group")
+        }
+        guard Ed25519SignatureVerifier.shared.isValidSignature(signature, for: signedBytes(body, convoId: convoId, epoch: epoch),
+                                                               publicKey: key) else {
+            throw SyncError(.invalidPayload, "a \(name) of \(did) whose signature does not verify")
         }
     }
 
