@@ -10,9 +10,8 @@ enum Zstd {
     static func compress(_ input: [UInt8], level: Int32 = 19) -> [UInt8] {
         guard pooledLevels.contains(level) else { return Encoder(level: level).compress(input) }
         let encoder = encoders.take(level) { Encoder(level: level) }
-        let output = encoder.compress(input)
-        if input.count <= ContextPool<Encoder>.largestKeptInput { encoders.put(encoder, key: level) }
-        return output
+        defer { encoders.put(encoder, key: level, handledBytes: input.count) }
+        return encoder.compress(input)
     }
 
     /// The levels whose contexts are pooled.
@@ -39,8 +38,10 @@ enum Zstd {
             return try context ?? make()
         }
 
-        /// Keeps `context` for the next caller, if fewer than ``keptPerKey`` are idle.
-        func put(_ context: Context, key: Int32) {
+        /// Keeps `context` for the next caller, if it handled at most ``largestKeptInput``
+        /// bytes and fewer than ``keptPerKey`` are idle.
+        func put(_ context: Context, key: Int32, handledBytes: Int) {
+            guard handledBytes <= Self.largestKeptInput else { return }
             lock.lock()
             defer { lock.unlock() }
             if idle[key, default: []].count < Self.keptPerKey { idle[key, default: []].append(context) }
@@ -127,10 +128,12 @@ enum Zstd {
     /// Decompresses one frame. Small frames (a change set as it is typed) use a pooled
     /// context, larger ones a context of their own (see `Decoder`).
     static func decompress(_ input: ArraySlice<UInt8>, expected: Int, limit: Int) throws -> [UInt8] {
+        // Only one-shot frames (an output this small always is): a streamed frame grows the
+        // context's window buffer, which must not stay allocated in the pool.
         let largest = ContextPool<Decoder>.largestKeptInput
         guard input.count <= largest, expected <= largest else { return try Decoder().decompress(input, expected: expected, limit: limit) }
         let decoder = try decoders.take(0) { try Decoder() }
-        defer { decoders.put(decoder, key: 0) }
+        defer { decoders.put(decoder, key: 0, handledBytes: max(input.count, expected)) }
         return try decoder.decompress(input, expected: expected, limit: limit)
     }
 
