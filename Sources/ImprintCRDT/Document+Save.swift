@@ -655,8 +655,22 @@ extension Document {
         for remove in history.removes {
             if remove.obj != lastObject { (lastObject, number) = (remove.obj, sequenceNumbers[remove.obj] ?? 0) }
             let target = remove.target
-            guard number != 0, claims.all(actor: target.actor, start: target.counter, count: remove.count, claimedBy: number) else {
+            guard number > 0, claims.remove(actor: target.actor, start: target.counter, count: remove.count, of: number) else {
                 throw CRDTError(.malformed, "remove of unknown item")
+            }
+        }
+        // The state agrees with its history: an item is deleted exactly when a remove covers
+        // it (damaged deleted-run columns would otherwise load text that replaying the
+        // changes does not give).
+        for o in objectIDs {
+            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
+            let removed = OpClaims.removed(number)
+            for leaf in s.leaves {
+                for sp in leaf.spans {
+                    guard claims.all(actor: sp.id.actor, start: sp.id.counter, count: sp.length, claimedBy: sp.deleted ? removed : number) else {
+                        throw CRDTError(.malformed, sp.deleted ? "a deleted item that no remove covers" : "a visible item that a remove covers")
+                    }
+                }
             }
         }
         if redactedSave {

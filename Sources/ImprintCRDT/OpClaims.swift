@@ -41,8 +41,8 @@ struct OpClaims {
     /// Laid out per change (empty arrays in rows).
     private let changes: [ChangeSlots]
     private let removes: [RemoveRange]
-    /// Per slot: 0 unclaimed, `k > 0` an item of sequence `k`, -1 another op (in rows also
-    /// `outside`, a counter of no change).
+    /// Per slot: 0 unclaimed, `k > 0` an item of sequence `k`, `removed(k)` such an item
+    /// that a remove covers, -1 another op (in rows also `outside`, a counter of no change).
     private var slots: [Int32]
     /// Per actor, where its last lookup was found among its changes (`ChangeRanges.locate`).
     private var claimHints: [Int]
@@ -52,6 +52,8 @@ struct OpClaims {
     private(set) var claimedCount = 0
 
     static let otherOp: Int32 = -1
+    /// The owner of an item of sequence `k` once a remove covers it (below -1, above `outside`).
+    @inline(__always) static func removed(_ k: Int32) -> Int32 { -1 - k }
     /// The owner of counters that no change holds (they cannot be claimed).
     static let outside = Int32.min
 
@@ -223,6 +225,20 @@ struct OpClaims {
     mutating func all(actor: Int32, start: Int, count: Int, claimedBy owner: Int32) -> Bool {
         forEachSlotRun(actor: actor, start: start, count: count, claiming: false) { s, run in
             for k in run where s[k] != owner { return false }
+            return true
+        }
+    }
+
+    /// Marks the items `start ..< start + count` of `actor` removed, if every one is an item
+    /// of sequence `owner` (`> 0`); false otherwise. An item may be removed more than once
+    /// (concurrent deletes of the same text).
+    mutating func remove(actor: Int32, start: Int, count: Int, of owner: Int32) -> Bool {
+        let removed = OpClaims.removed(owner)
+        return forEachSlotRun(actor: actor, start: start, count: count, claiming: false) { s, run in
+            for k in run {
+                guard s[k] == owner || s[k] == removed else { return false }
+                s[k] = removed
+            }
             return true
         }
     }
