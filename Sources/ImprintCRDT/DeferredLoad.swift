@@ -1,4 +1,4 @@
-/// What `Document.load` keeps of a version 3 document whose history it has not decoded yet.
+/// What `Document.load` keeps of a version 3 or 5 document whose history it has not decoded yet.
 ///
 /// Opening a document to read it needs its maps and the visible text of its texts, not its
 /// history. Version 3 stores each text's visible content first in its content column
@@ -23,19 +23,23 @@ struct DeferredLoad {
 }
 
 extension Document {
-    /// Opens a version 3 payload for reading; the rest is decoded on first need
+    /// Opens a version 3 or 5 payload (`version`) for reading; the rest is decoded on first need
     /// (``DeferredLoad``). Throws ``CRDTError`` on anything the reading part cannot trust:
     /// bad actors, objects or map ops, column framing, a visible text that is not UTF-8 or
     /// runs past its column.
-    func openDeferred(_ payload: [UInt8]) throws {
+    func openDeferred(_ payload: [UInt8], version: UInt8) throws {
         precondition(recordCount == 0 && deferredLoad == nil, "openDeferred opens into an empty document")
         var r = ByteReader(payload)
         let map = try decodeActorTable(&r)
         func ref(_ r: inout ByteReader) throws -> OpID { try Document.readRef(&r, actors: map) }
         var budget = DocumentFormat.maxPayload
         // Change headers: stepped over.
-        _ = try r.count(max: r.remaining * 64)
-        try ColumnSet.skip(&r, count: 7, budget: budget)
+        if version == DocumentFormat.runVersion {
+            try ChangeRuns.skip(&r, budget: budget)
+        } else {
+            _ = try r.count(max: r.remaining * 64)
+            try ColumnSet.skip(&r, count: 7, budget: budget)
+        }
         let objectIDs = try decodeObjectTable(&r, ref: ref)
         // Map ops: the map keys' registers, in Lamport order (list element ops wait).
         let decoder = try Zstd.Decoder()
@@ -66,7 +70,7 @@ extension Document {
             texts[o] = try Self.validatedText(content.bytes[content.offset..<content.offset + visibleBytes])
         }
         deferredLoad = DeferredLoad(
-            payload: payload, version: DocumentFormat.readableVersion, texts: texts, countsAsSaved: true, decoder: decoder)
+            payload: payload, version: version, texts: texts, countsAsSaved: true, decoder: decoder)
     }
 
     /// `bytes` as a string, if they are UTF-8.

@@ -8,9 +8,11 @@ extension Document {
     /// redacted save, which loads into the same document (see ``save(history:)``).
     public func save() -> [UInt8] { save(visibleTextFirst: true) }
 
-    /// `save()` in format version 3 (`visibleTextFirst`), or in the layout of versions 1
+    /// `save()` in format version 5 (`visibleTextFirst` and `runHeaders`), 3
+    /// (`visibleTextFirst` alone: one header per change), or in the layout of versions 1
     /// and 2 (1 without marks, 2 with), byte for byte what builds before version 3 wrote.
-    func save(visibleTextFirst: Bool) -> [UInt8] {
+    /// A document with redacted changes writes version 4 whatever is asked.
+    func save(visibleTextFirst: Bool, runHeaders: Bool = true) -> [UInt8] {
         // The saved changes must not grow afterwards (incremental saves start after them),
         // but they need no hash yet: stop coalescing without sealing.
         openRecord = nil
@@ -20,7 +22,7 @@ extension Document {
         if deferredLoad != nil { completeDeferredLoad() }
         if let unloadable = unloadablePayload { return DocumentFormat.frame(unloadable.payload, version: unloadable.version) }
         if !redactedRecords.isEmpty { return saveRedacted() }
-        let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst)
+        let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst, runHeaders: runHeaders)
         return DocumentFormat.frame(payload, version: version)
     }
 
@@ -37,7 +39,7 @@ extension Document {
     /// Loads a document saved by ``save()``, optionally followed by incremental chunks.
     ///
     /// Corrupt, truncated or hostile bytes throw ``CRDTError``. A document saved by this
-    /// build (format version 3) and not followed by chunks is opened for reading: its frame
+    /// build (format version 5, or 3 from earlier builds) and not followed by chunks is opened for reading: its frame
     /// and checksum, actors, objects, map keys and visible text are checked here, and its
     /// history (changes, removes, the texts' items and every check between them) is decoded
     /// and validated in full on first need: the first call that edits, applies, syncs,
@@ -51,10 +53,10 @@ extension Document {
         let doc = Document(actor: actor)
         if let d = docBytes {
             let payload = try DocumentFormat.unframe(d)
-            // A version 3 document alone opens for reading; its history is decoded and
+            // A version 3 or 5 document alone opens for reading; its history is decoded and
             // validated on first need (`DeferredLoad`).
-            if d[4] == DocumentFormat.readableVersion && chunks.isEmpty {
-                try doc.openDeferred(payload)
+            if (d[4] == DocumentFormat.readableVersion || d[4] == DocumentFormat.runVersion) && chunks.isEmpty {
+                try doc.openDeferred(payload, version: d[4])
                 return doc
             }
             try doc.decodePayload(payload, version: d[4])
@@ -172,7 +174,8 @@ extension Document {
 
     // MARK: Payload encoding
 
-    /// Encodes the payload and its format version: 3 (`visibleTextFirst`), else 2 when it
+    /// Encodes the payload and its format version: 5 (`visibleTextFirst` with `runHeaders`:
+    /// change headers as runs, `ChangeRuns`), 3 (`visibleTextFirst` alone), else 2 when it
     /// holds mark ops and 1 otherwise; `statistics` (for tuning) sees every column's raw
     /// bytes by name.
     ///
@@ -180,7 +183,7 @@ extension Document {
     /// drops, in history order, with their hashes; every change that inserted deleted text
     /// must be among them. Deleted text is then left out of the texts' content columns.
     func encodePayload(
-        visibleTextFirst: Bool = true, redacted: [(record: Int, hash: ChangeHash)]? = nil,
+        visibleTextFirst: Bool = true, runHeaders: Bool = true, redacted: [(record: Int, hash: ChangeHash)]? = nil,
         statistics: ((String, [UInt8]) -> Void)? = nil
     ) -> (payload: [UInt8], version: UInt8) {
         var w = ByteWriter()
@@ -189,29 +192,9 @@ extension Document {
         w.uleb(actors.count)
         for a in actors { w.lengthPrefixed(a.bytes) }
         let ref = Document.writeRef
-        // Change headers, as columns.
-        w.uleb(records.count)
-        var cols = ColumnSet(count: 7)
-        var prevStart = 0
-        var prevTime: Int64 = 0
-        for (i, r) in records.enumerated() {
-            cols.columns[0].uleb(Int(r.actor))
-            cols.columns[1].uleb(r.seq)
-            cols.columns[2].sleb(r.startOp - prevStart)
-            cols.columns[3].uleb(r.opCount)
-            cols.columns[4].sleb(r.time &- prevTime)
-            if let m = r.message {
-                cols.columns[5].byte(1)
-                cols.columns[5].string(m)
-            } else {
-                cols.columns[5].byte(0)
-            }
-            cols.columns[6].uleb(r.deps.count)
-            for d in r.deps { cols.columns[6].uleb(i - d) }
-            prevStart = r.startOp
-            prevTime = r.time
-        }
-        cols.write(to: &w, encoder: encoder)
+        // Change headers: runs (version 5), else one entry per change in 7 columns.
+        let runHeaders = visibleTextFirst && runHeaders && redacted == nil
+        if runHeaders { ChangeRuns.write(records, to: &w, encoder: encoder, statistics: statistics) } else { writeChangeColumns(&w, encoder: encoder, statistics: statistics) }
         // Objects.
         let objectIDs = objects.keys.filter { $0 != .root }.sorted { ($0.counter, $0.actor) < ($1.counter, $1.actor) }
         w.uleb(objectIDs.count)
@@ -297,15 +280,45 @@ extension Document {
             writeRedactedChanges(redacted, &w)
             return (w.bytes, DocumentFormat.redactedVersion)
         }
+        let readable = runHeaders ? DocumentFormat.runVersion : DocumentFormat.readableVersion
         if visibleTextFirst {
             w.uleb(markOps.count)
-            guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.readableVersion) }
+            guard !markOps.isEmpty else { return (w.bytes, readable) }
         } else {
             guard !markOps.isEmpty else { return (w.bytes, DocumentFormat.version) }
             w.uleb(markOps.count)
         }
         writeMarkOps(markOps, &w, encoder: encoder, statistics: statistics)
-        return (w.bytes, visibleTextFirst ? DocumentFormat.readableVersion : DocumentFormat.markVersion)
+        return (w.bytes, visibleTextFirst ? readable : DocumentFormat.markVersion)
+    }
+
+    /// Section 2 in versions 1 to 4: `uleb changeCount`, then 7 columns with one entry per change.
+    private func writeChangeColumns(_ w: inout ByteWriter, encoder: Zstd.Encoder, statistics: ((String, [UInt8]) -> Void)?) {
+        w.uleb(records.count)
+        var cols = ColumnSet(count: 7)
+        var prevStart = 0
+        var prevTime: Int64 = 0
+        for (i, r) in records.enumerated() {
+            cols.columns[0].uleb(Int(r.actor))
+            cols.columns[1].uleb(r.seq)
+            cols.columns[2].sleb(r.startOp - prevStart)
+            cols.columns[3].uleb(r.opCount)
+            cols.columns[4].sleb(r.time &- prevTime)
+            if let m = r.message {
+                cols.columns[5].byte(1)
+                cols.columns[5].string(m)
+            } else {
+                cols.columns[5].byte(0)
+            }
+            cols.columns[6].uleb(r.deps.count)
+            for d in r.deps { cols.columns[6].uleb(i - d) }
+            prevStart = r.startOp
+            prevTime = r.time
+        }
+        if let statistics {
+            for (k, c) in cols.columns.enumerated() { statistics("changes." + ["actor", "seq", "startOp", "opCount", "time", "message", "deps"][k], c.bytes) }
+        }
+        cols.write(to: &w, encoder: encoder)
     }
 
     /// Writes a ref (`uleb (actorIndex + 1), uleb counter`, or `0` for none or the root).
@@ -437,10 +450,11 @@ extension Document {
     // MARK: Payload decoding
 
     /// Loads a payload of format `version` (1; 2 with a mark-op section; 3 with visible text
-    /// first and a mark-op count) into this empty document, decoding and validating all of it.
+    /// first and a mark-op count; 4 redacted; 5 as 3 with change runs) into this empty
+    /// document, decoding and validating all of it.
     /// `decoder` is reused when given (a deferred load keeps the one it opened with).
     func decodePayload(_ payload: [UInt8], version: UInt8 = DocumentFormat.version, decoder: Zstd.Decoder? = nil) throws {
-        let visibleFirst = version == DocumentFormat.readableVersion || version == DocumentFormat.redactedVersion
+        let visibleFirst = version >= DocumentFormat.readableVersion
         // Version 4: deleted text has no content (it reads as `redactedCharacter`), and a last
         // section names the changes that lost content.
         let redactedSave = version == DocumentFormat.redactedVersion
@@ -452,17 +466,23 @@ extension Document {
             return map[raw]
         }
         func ref(_ r: inout ByteReader) throws -> OpID { try Document.readRef(&r, actors: map) }
-        // Records.
-        let recordCount = try r.count(max: r.remaining * 64)
+        // Records: one header per change, or (version 5) runs of changes.
         var budget = DocumentFormat.maxPayload
         let decoder = try decoder ?? Zstd.Decoder()
-        let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
-        guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
         // Bulk load into an empty document: per-actor bookkeeping in arrays indexed by the
         // interned actor, heads and the dictionaries filled once at the end.
         precondition(self.recordCount == 0, "decodePayload loads into an empty document")
         var history = LoadedHistory()
-        let decoded = try decodeHeaders(cols, count: recordCount, actorMap: map, into: &history)
+        let decoded: HeaderTable.Decoded
+        if version == DocumentFormat.runVersion {
+            decoded = try ChangeRuns.read(&r, actorMap: map, actorCount: actors.count, budget: &budget, decoder: decoder, into: &history)
+        } else {
+            let recordCount = try r.count(max: r.remaining * 64)
+            let cols = try ColumnSet.read(&r, count: 7, budget: &budget, decoder: decoder)
+            guard recordCount <= cols[0].remaining else { throw CRDTError(.malformed, "change count exceeds data") }
+            decoded = try decodeHeaders(cols, count: recordCount, actorMap: map, into: &history)
+        }
+        let recordCount = history.count
         var changeRanges = decoded.ranges
         maxCounter = max(maxCounter, decoded.maxCounter)
         insertsMissing = 0..<recordCount
@@ -803,83 +823,36 @@ extension Document {
         return mapOps
     }
 
-    /// What `decodeHeaders` found besides the headers themselves.
-    private struct DecodedHeaders {
-        var ranges: ChangeRanges
-        var seqOfActor: [Int]
-        var lastOfActor: [Int]
-        var isDependency: [Bool]
-        var maxCounter: Int
-        var declaredOps: Int
-    }
-
-    /// Decodes and checks `count` change headers from the seven header columns into
-    /// `history` (its own function so the per-change loop's array updates are inlined).
-    /// Each actor's changes must come with consecutive sequence numbers and ascending,
-    /// non-overlapping counters (`startOp` in `1...ChangeCoding.maxOpCount`, as in a
-    /// change); dependencies point back to earlier changes. The change ranges are built
-    /// from the headers in one go afterwards (flat tables, no per-change appends).
-    private func decodeHeaders(_ cols: [ByteReader], count recordCount: Int, actorMap map: [Int32], into history: inout LoadedHistory) throws -> DecodedHeaders {
-        let actorCount = actors.count
+    /// Decodes and checks `count` change headers from the seven header columns of versions
+    /// 1 to 4 (one entry per change) into `history` (checks: `HeaderTable`).
+    private func decodeHeaders(_ cols: [ByteReader], count recordCount: Int, actorMap map: [Int32], into history: inout LoadedHistory) throws -> HeaderTable.Decoded {
+        var table = HeaderTable(actorCount: actors.count, capacity: recordCount, into: history)
         var prevStart = 0
         var prevTime: Int64 = 0
-        var declaredOps = 0
-        var maxCounter = 0
-        var seqOfActor = [Int](repeating: 0, count: actorCount)
-        var lastOfActor = [Int](repeating: -1, count: actorCount)
-        var lastMaxOfActor = [Int](repeating: 0, count: actorCount)
-        var isDependency = [Bool](repeating: false, count: recordCount)
-        var headers: [LoadedHistory.Header] = []
-        headers.reserveCapacity(recordCount)
-        var dependencies: [Int] = []
-        dependencies.reserveCapacity(recordCount)
         var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
         var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
         for i in 0..<recordCount {
             let rawActor = try changeActors.count(max: map.count)
             guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
-            let actor = map[rawActor]
             let seq = try seqColumn.count(max: Int(Int32.max))
             let start = prevStart &+ (try startColumn.delta())
             let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
             let time = prevTime &+ (try timeColumn.sleb())
             switch try messageColumn.byte() {
             case 0: break
-            case 1: history.messages[i] = try messageColumn.string()
+            case 1: table.setMessage(try messageColumn.string(), of: i)
             default: throw CRDTError(.malformed, "bad message flag")
             }
             let depCount = try depsColumn.count(max: i)
-            let depStart = dependencies.count
-            for _ in 0..<depCount {
-                let back = try depsColumn.count(max: i)
-                guard back >= 1 else { throw CRDTError(.malformed, "dependency on itself") }
-                dependencies.append(i - back)
-                isDependency[i - back] = true
-            }
-            guard dependencies.count <= Int(Int32.max) else { throw CRDTError(.tooLarge, "too many dependencies") }
-            let a = Int(actor)
-            guard seq == seqOfActor[a] + 1, start >= 1, start <= ChangeCoding.maxOpCount else {
-                throw CRDTError(.malformed, "change sequence out of order")
-            }
-            if lastOfActor[a] >= 0, start <= lastMaxOfActor[a] { throw CRDTError(.malformed, "op counters overlap") }
-            let header = LoadedHistory.Header(
-                actor: actor, seq: Int32(seq), startOp: start, opCount: opCount, time: time,
-                dependencyStart: Int32(depStart), dependencyEnd: Int32(dependencies.count))
-            headers.append(header)
-            seqOfActor[a] = seq
-            lastOfActor[a] = i
-            lastMaxOfActor[a] = header.maxOp
-            maxCounter = max(maxCounter, header.maxOp)
-            declaredOps += opCount
+            let depStart = table.history.dependencies.count
+            for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
+            try table.append(actor: map[rawActor], seq: seq, startOp: start, opCount: opCount, time: time, dependencyStart: depStart)
             prevStart = start
             prevTime = time
         }
-        let changeRanges = ChangeRanges(actorCount: actorCount, changes: headers.indices) { (headers[$0].actor, headers[$0].startOp, headers[$0].maxOp) }
-        history.headers = headers
-        history.dependencies = dependencies
-        return DecodedHeaders(
-            ranges: changeRanges, seqOfActor: seqOfActor, lastOfActor: lastOfActor, isDependency: isDependency,
-            maxCounter: maxCounter, declaredOps: declaredOps)
+        let (decodedHistory, decoded) = try table.finish()
+        history = decodedHistory
+        return decoded
     }
 
     private func predList(_ r: inout ByteReader, _ ref: (inout ByteReader) throws -> OpID) throws -> [OpID] {

@@ -1,13 +1,14 @@
 /// The full-document binary format (`docs/format.md`, "Document").
 ///
 /// ```
-/// magic "IMPD" | version u8 (3 as written; 1 and 2 still read) | flags u8 (bit 0: zstd) | checksum 8 bytes
+/// magic "IMPD" | version u8 (5 as written, 4 for redacted saves; 1 to 3 still read) | flags u8 (bit 0: zstd) | checksum 8 bytes
 /// | uleb payload length (uncompressed) | uleb body length | body (zstd frame when flagged)
 /// ```
 /// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
 /// holds the actor table, change headers, objects, map ops, remove ops and, per
 /// sequence, its spans in document order as columns (see the spec); version 2 adds a
-/// last section, the mark ops of texts; version 3 stores each text's visible content first.
+/// last section, the mark ops of texts; version 3 stores each text's visible content first;
+/// version 5 stores the change headers as runs.
 enum DocumentFormat {
     static let magic: [UInt8] = Array("IMPD".utf8)
     /// Documents without mark ops: byte for byte what builds before marks wrote and read.
@@ -15,7 +16,7 @@ enum DocumentFormat {
     /// Documents holding mark ops (a mark-op section after the sequences): builds before
     /// marks refuse them with `unsupportedVersion`.
     static let markVersion: UInt8 = 2
-    /// What `save` writes: the layout of version 1 where each text's content column holds
+    /// What `save` wrote before version 5: the layout of version 1 where each text's content column holds
     /// its visible text first (with its byte length before the columns), so a load can hand
     /// out the text before decoding the history, and a mark-op count that may be 0. Builds
     /// before it refuse it with `unsupportedVersion`.
@@ -24,6 +25,10 @@ enum DocumentFormat {
     /// deleted text, and a last section naming the changes that lost content, with their
     /// hashes. Builds before it refuse it with `unsupportedVersion`.
     static let redactedVersion: UInt8 = 4
+    /// What `save` writes (without redacted changes): version 3 with the change headers
+    /// stored as runs of one actor's consecutive changes (`ChangeRuns`). Builds before it
+    /// refuse it with `unsupportedVersion`. Redacted saves keep version 4 (headers per change).
+    static let runVersion: UInt8 = 5
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
@@ -50,7 +55,7 @@ enum DocumentFormat {
             throw CRDTError(.notImprintData, "not an Imprint document")
         }
         guard bytes.count >= 14 else { throw CRDTError(.truncated, "document header is incomplete") }
-        guard bytes[4] == version || bytes[4] == markVersion || bytes[4] == readableVersion || bytes[4] == redactedVersion else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
+        guard (version...runVersion).contains(bytes[4]) else { throw CRDTError(.unsupportedVersion, "document format version \(bytes[4])") }
         var r = ByteReader(bytes, offset: 14)
         _ = try r.count(max: maxPayload)
         let bodyLength = try r.count(max: r.remaining)

@@ -2,7 +2,7 @@
 ///
 /// Opening a document only needs its state (sequences, registers); the history is needed
 /// later, if at all (sync, saving, history views). So decoding a payload (at load for
-/// versions 1 and 2, on first need for version 3: ``DeferredLoad``) checks every header
+/// versions 1, 2 and 4, on first need for versions 3 and 5: ``DeferredLoad``) checks every header
 /// and op into these few arrays, and `Document.records` builds the `ChangeRecord`
 /// objects from them on first use. A history of 26,000 changes then costs a handful of
 /// allocations to open instead of ~80,000 (and as few to free).
@@ -14,9 +14,13 @@ struct LoadedHistory {
         var startOp: Int
         var opCount: Int
         var time: Int64
-        /// This change's dependencies are `dependencies[dependencyStart ..< dependencyEnd]`.
+        /// This change's dependencies are `dependencies[dependencyStart ..< dependencyEnd]`,
+        /// or (both `followsPrevious.0`) only the change before it, stored nowhere (most
+        /// changes of a version 5 run: one `Int` less per change to write and page in).
         var dependencyStart: Int32
         var dependencyEnd: Int32
+
+        static let followsPrevious: (Int32, Int32) = (-1, -1)
 
         var maxOp: Int { startOp + opCount - 1 }
     }
@@ -53,7 +57,8 @@ struct LoadedHistory {
         for (i, h) in headers.enumerated() {
             records.append(ChangeRecord(
                 actor: h.actor, seq: Int(h.seq), startOp: h.startOp, opCount: h.opCount, time: h.time,
-                message: messages[i], deps: Array(dependencies[Int(h.dependencyStart)..<Int(h.dependencyEnd)]), ops: []))
+                message: messages[i],
+                deps: h.dependencyStart < 0 ? [i - 1] : Array(dependencies[Int(h.dependencyStart)..<Int(h.dependencyEnd)]), ops: []))
         }
         for (r, op) in ops { records[r].ops.append(op) }
         for remove in removes { records[remove.record].ops.append(remove.op) }

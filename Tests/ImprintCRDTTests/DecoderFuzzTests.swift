@@ -75,6 +75,24 @@ import ImprintTestSupport
     }
 
     /// One random mutation of `m`: kind 0 changes a byte, 1 truncates, 2 inserts 1–8 random bytes.
+    /// Loads (mutated) document bytes in full: true if they load, recording an issue unless
+    /// the document keeps every promise; false if refused with a `CRDTError`, recording an
+    /// issue for any other error. `context` names the case in issues (seed and round).
+    static func loadsKeepingPromises(_ bytes: [UInt8], _ context: String) -> Bool {
+        do {
+            let d = try Document.load(bytes)
+            try d.finishLoading()
+            let broken = brokenPromises(d)
+            if !broken.isEmpty { Issue.record("\(context): \(broken)") }
+            return true
+        } catch is CRDTError {
+            return false
+        } catch {
+            Issue.record("\(context): untyped error \(error)")
+            return false
+        }
+    }
+
     static func mutate(_ m: inout [UInt8], kind: Int, using rng: inout SplitMix64) {
         switch kind {
         case 0:
@@ -110,14 +128,15 @@ import ImprintTestSupport
         let seed: UInt64 = 0x5EED_0003
         var rng = SplitMix64(seed: seed)
         let doc = try Self.sampleDocument(seed: 3)
-        // The current layout (version 3, history deferred) and the old one (version 1).
+        // The current layout (version 5, history deferred) and the old ones (versions 3 and 1).
         let layouts = [
-            (try DocumentFormat.unframe(doc.save()), DocumentFormat.readableVersion),
+            (try DocumentFormat.unframe(doc.save()), DocumentFormat.runVersion),
             (try DocumentFormat.unframe(doc.save(visibleTextFirst: false)), DocumentFormat.version),
+            (try DocumentFormat.unframe(doc.save(visibleTextFirst: true, runHeaders: false)), DocumentFormat.readableVersion),
         ]
         var loaded = 0, refused = 0, truncationsRefused = 0
         for round in 0..<3000 {
-            let (payload, version) = layouts[round / 4 % 2]
+            let (payload, version) = layouts[round / 4 % layouts.count]
             var m = payload
             if round % 4 == 3 {
                 for _ in 0..<4 {

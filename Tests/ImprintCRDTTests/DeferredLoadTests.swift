@@ -9,7 +9,7 @@ import ImprintTestSupport
     @Test func theTextIsReadBeforeTheHistoryIsDecoded() throws {
         let original = try DecoderFuzzTests.sampleDocument(seed: 11)
         let saved = original.save()
-        #expect(saved[4] == DocumentFormat.readableVersion)
+        #expect(saved[4] == DocumentFormat.runVersion)
         let loaded = try Document.load(saved)
         guard case .object(let t, .text)? = try loaded.get(.root, "t") else {
             Issue.record("no text")
@@ -79,12 +79,12 @@ import ImprintTestSupport
             var m = payload
             let i = Int.random(in: 0..<m.count, using: &rng)
             m[i] ^= UInt8.random(in: 1...255, using: &rng)
-            let bytes = DocumentFormat.frame(m, version: DocumentFormat.readableVersion)
+            let bytes = DocumentFormat.frame(m, version: DocumentFormat.runVersion)
             guard let d = try? Document.load(bytes), case .object(let t, .text)? = try? d.get(.root, "t"),
                 (try? d.text(t)) != nil
             else { continue }
             let full = Document(actor: d.actor)
-            let sound = (try? full.decodePayload(m, version: DocumentFormat.readableVersion)) != nil
+            let sound = (try? full.decodePayload(m, version: DocumentFormat.runVersion)) != nil
             if sound {
                 try d.finishLoading()
                 continue

@@ -316,7 +316,7 @@ import Testing
     @Test func saveAndLoadKeepMarks() throws {
         let (a, b, t) = try pair("The fox jumped.")
         let plain = a.save()
-        #expect(plain[4] == DocumentFormat.readableVersion)
+        #expect(plain[4] == DocumentFormat.runVersion)
         #expect(a.save(visibleTextFirst: false)[4] == 1, "without marks the old layout is still version 1")
         try a.change { tx in
             try tx.mark(t, 0..<7, "bold")
@@ -326,7 +326,7 @@ import Testing
         #expect(change.bytes[4] == 2, "a change with a mark op is version 2")
         #expect(b.allChanges().allSatisfy { $0.bytes[4] == 1 })
         let saved = a.save()
-        #expect(saved[4] == DocumentFormat.readableVersion)
+        #expect(saved[4] == DocumentFormat.runVersion)
         #expect(a.save(visibleTextFirst: false)[4] == 2, "with marks the old layout is version 2")
         let loaded = try Document.load(saved)
         #expect(try loaded.spans(t) == a.spans(t))
@@ -368,7 +368,7 @@ import Testing
         #expect(!text.isEmpty)
         #expect(try doc.spans(body) == [TextSpan(text)])
         let resaved = doc.save()
-        #expect(resaved[4] == DocumentFormat.readableVersion)
+        #expect(resaved[4] == DocumentFormat.runVersion)
         #expect(try Document.load(resaved).text(body) == text)
         // Opened as the actor that saved it (first in its actor table), it saves back in the
         // old layout byte for byte as the old build wrote it.
@@ -449,7 +449,7 @@ import Testing
         let (a, _, t) = try pair("abc")
         try a.change { tx in try tx.mark(t, 0..<2, "bold") }
         var saved = a.save()
-        saved[4] = DocumentFormat.redactedVersion + 1
+        saved[4] = DocumentFormat.runVersion + 1
         #expect { try Document.load(saved) } throws: { ($0 as? CRDTError)?.code == .unsupportedVersion }
         var change = a.lastLocalChange!.bytes
         change[4] = 3
