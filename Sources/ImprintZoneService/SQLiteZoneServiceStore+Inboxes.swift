@@ -72,6 +72,15 @@ extension SQLiteZoneServiceStore {
                 let (zoneId, hash, size): (String, String, Int) = (row[0], row[1], row[2])
                 if facts.uploaded[zoneId]?[hash] == nil { facts.uploaded[zoneId, default: [:]][hash] = size }
             }
+            // v1.4: what the writer holds anywhere here, uploaded or referenced by its own records.
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT hash, size FROM zone_uploads WHERE hash IN (SELECT value FROM json_each(?)) AND uploaded_by = ?
+                UNION SELECT asset_hash, asset_size FROM zone_records
+                WHERE asset_hash IN (SELECT value FROM json_each(?)) AND saved_by = ? AND deleted = 0
+                """), arguments: [try jsonArray(hashes), fanOut.writer, try jsonArray(hashes), fanOut.writer]) {
+                let (hash, size): (String, Int) = (row[0], row[1])
+                facts.possessed[hash] = size
+            }
         }
         return facts
     }
