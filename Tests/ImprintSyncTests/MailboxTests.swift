@@ -59,9 +59,7 @@ extension SyncSuites {
             var docs: [SharedDocument] = []
             for person in people.dropFirst() { docs.append(try await person.join(aliceDoc.convoId)) }
             func uploaded() async throws -> Double {
-                let metrics = try await RawHTTP.send(server.server, .GET, "/metrics").text
-                let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) }
-                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+                try await RawHTTP.metric(server.server, #"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) ?? 0
             }
             // Random letters: zstd cannot bring them under the 48 KiB inline limit.
             let letters = Array("abcdefghijklmnopqrstuvwxyz")

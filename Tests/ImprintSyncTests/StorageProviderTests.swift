@@ -86,9 +86,7 @@ extension SyncSuites {
             let big = (0..<60_000).map { _ in String(UInt8.random(in: 0...255, using: &rng), radix: 16) }.joined()
             try dan.edit { try $0.insert(" DAN-MARKER-0c9e \(big)", at: 0) }
             func uploadedToOwn() async throws -> Double {
-                let metrics = try await RawHTTP.send(own, .GET, "/metrics").text
-                let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) }
-                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+                try await RawHTTP.metric(own, #"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) ?? 0
             }
             let uploadedBefore = try await uploadedToOwn()
             let largeReport = try await docs[3].push()
