@@ -290,12 +290,15 @@ extension SharedDocument {
                         outcomes[did] = .failed
                         continue
                     }
-                    switch result.error?.code {
-                    case nil: outcomes[did] = .saved
+                    guard let error = result.error else {
+                        outcomes[did] = .saved
+                        continue
+                    }
+                    switch error.code {
                     // A server before v1.4, a store without the rule, or an asset no longer held
                     // (the shared zone's copy compacted): this inbox gets the chunks uploaded.
-                    case .assetNotFound?, .invalidArgument?: oneByOne.append(did)
-                    default: outcomes[did] = InboxOutcome(refusal: result.error!, foreign: foreign)
+                    case .assetNotFound, .invalidArgument: oneByOne.append(did)
+                    default: outcomes[did] = InboxOutcome(refusal: error, foreign: foreign)
                     }
                 }
             } catch {

@@ -61,6 +61,7 @@ extension SQLiteZoneServiceStore {
         }
         let hashes = fanOut.uploadedHashes
         if !hashes.isEmpty {
+            let hashList = try jsonArray(hashes)
             // Pending uploads first, then the assets of live records (`saveRecords`' order).
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT zone_id, hash, size, 0 FROM zone_uploads
@@ -68,7 +69,7 @@ extension SQLiteZoneServiceStore {
                 UNION ALL SELECT zone_id, asset_hash, asset_size, 1 FROM zone_records
                 WHERE zone_id IN (SELECT value FROM json_each(?)) AND asset_hash IN (SELECT value FROM json_each(?)) AND deleted = 0
                 ORDER BY 4
-                """), arguments: [zoneIds, try jsonArray(hashes), zoneIds, try jsonArray(hashes)]) {
+                """), arguments: [zoneIds, hashList, zoneIds, hashList]) {
                 let (zoneId, hash, size): (String, String, Int) = (row[0], row[1], row[2])
                 if facts.uploaded[zoneId]?[hash] == nil { facts.uploaded[zoneId, default: [:]][hash] = size }
             }
@@ -77,7 +78,7 @@ extension SQLiteZoneServiceStore {
                 SELECT hash, size FROM zone_uploads WHERE hash IN (SELECT value FROM json_each(?)) AND uploaded_by = ?
                 UNION SELECT asset_hash, asset_size FROM zone_records
                 WHERE asset_hash IN (SELECT value FROM json_each(?)) AND saved_by = ? AND deleted = 0
-                """), arguments: [try jsonArray(hashes), fanOut.writer, try jsonArray(hashes), fanOut.writer]) {
+                """), arguments: [hashList, fanOut.writer, hashList, fanOut.writer]) {
                 let (hash, size): (String, Int) = (row[0], row[1])
                 facts.possessed[hash] = size
             }

@@ -5,14 +5,15 @@ import ImprintStore
 import ImprintSync
 import ImprintZones
 import ImprintEncoding
+import ImprintTestSupport
 import NIOCore
 
 extension SyncBenchmark {
     /// `mailbox`: the cost of mailbox delivery for one sender. One document of `--members`
     /// members (added in one commit; each makes its inbox zone) with a mailbox threshold of 1,
     /// and one of the same members without a threshold; the sharer pushes `--edits` change sets
-    /// (a short word each, or `--edit-bytes` random letters) into each, alternately, and the time of each push is taken: `sendMessage`, the
-    /// shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
+    /// (a short word each, or `--edit-bytes` random letters) into each, alternately, and the
+    /// time of each push is taken: `sendMessage`, the shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
     /// `saveToInboxes` request per 400 recipients). Requests and request-body bytes per send
     /// are measured: the server's counters (`/metrics`) read before and after each push.
     func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
@@ -39,8 +40,9 @@ extension SyncBenchmark {
         let sharedDoc = try await document("shared", threshold: nil)
         if !json { FileHandle.standardError.write(Data("mailbox: both documents shared with \(count) members\n".utf8)) }
 
-        // Large edits: seeded random letters, which zstd cannot shrink much.
-        var rng = SystemRandomNumberGenerator()
+        // Large edits: seeded random letters (the same bytes every run), which zstd cannot
+        // shrink much.
+        var rng = SplitMix64(seed: 0x3A11_B0C5)
         let letters = Array("abcdefghijklmnopqrstuvwxyz")
         func word(_ index: Int) -> String {
             guard let editBytes else { return "w\(index) " }
