@@ -107,6 +107,13 @@ final class LoopbackZoneServer: Sendable {
         return try json(XRPCErrorBody(error: name, message: error.context), status: status)
     }
 
+    /// A record as the request carried it, ready for the backing store (no asset at all
+    /// becomes one the store does not hold).
+    private static func draft(_ record: ZoneWire.RecordInput) -> ZoneRecordDraft {
+        ZoneRecordDraft(recordName: record.recordName, recordType: record.recordType, fields: record.fields,
+                        asset: record.assetData.map { .inline(Array($0)) } ?? .uploaded(record.asset ?? ZoneAsset(hash: "", size: 0)))
+    }
+
     private static func respond(_ method: ZoneMethod, _ request: Request, _ store: InMemoryZoneStore, _ script: Script) async throws -> Response {
         guard let lxm = verifiedMethod(request), lxm == method.nsid else {
             return try json(XRPCErrorBody(error: "AuthRequired", message: "bad service-auth token"), status: .unauthorized)
@@ -133,10 +140,7 @@ final class LoopbackZoneServer: Sendable {
                 return try json(try await store.uploadAsset(zoneId: String(query["zoneId"] ?? ""), bytes: body))
             case .saveRecords:
                 let input = try decoder.decode(ZoneWire.SaveRecordsInput.self, from: Data(body))
-                let drafts = input.records.map { record in
-                    ZoneRecordDraft(recordName: record.recordName, recordType: record.recordType, fields: record.fields,
-                                    asset: record.assetData.map { .inline(Array($0)) } ?? .uploaded(record.asset ?? ZoneAsset(hash: "", size: 0)))
-                }
+                let drafts = input.records.map(draft)
                 let saved = try await store.saveRecords(zoneId: input.zoneId, drafts)
                 return try json(ZoneWire.RecordsOutput(records: saved.map(ZoneWire.RecordView.init)))
             case .fetchChanges:
@@ -179,10 +183,7 @@ final class LoopbackZoneServer: Sendable {
                 }
                 var answers: [ZoneWire.SaveToInboxesOutput.Inbox] = []
                 for inbox in input.inboxes {
-                    let drafts = (inbox.records ?? []).map { record in
-                        ZoneRecordDraft(recordName: record.recordName, recordType: record.recordType, fields: record.fields,
-                                        asset: record.assetData.map { .inline(Array($0)) } ?? .uploaded(record.asset ?? ZoneAsset(hash: "", size: 0)))
-                    }
+                    let drafts = (inbox.records ?? []).map(draft)
                     do {
                         let saved = try await store.saveRecords(zoneId: inbox.zoneId, drafts)
                         answers.append(.init(zoneId: inbox.zoneId, records: saved.map(ZoneWire.RecordView.init)))
