@@ -671,6 +671,8 @@ extension Document {
                 instanceRecord < opRecord || (instanceRecord == opRecord && i.actor == op.id.actor && i.counter < op.id.counter)
             else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }
+        // Removed items are marked only now: `claimant`, which the origin checks above read,
+        // takes a removed item for no item of its sequence.
         var lastObject = OpID.none, number: Int32 = 0
         for remove in history.removes {
             if remove.obj != lastObject { (lastObject, number) = (remove.obj, sequenceNumbers[remove.obj] ?? 0) }

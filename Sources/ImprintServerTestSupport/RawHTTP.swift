@@ -60,3 +60,18 @@ public func fakeHash(_ n: Int) -> String {
     let hex = String(n, radix: 16)
     return String(repeating: "0", count: 64 - hex.count) + hex
 }
+
+extension RawHTTP {
+    /// The value of one series in `baseURL`'s `/metrics` (`series`: the text before the value,
+    /// name and labels, e.g. `imprint_rejections_total{error="RateLimited"}`), or nil when the
+    /// server has not counted it yet.
+    public static func metric(baseURL: String, _ series: String) async throws -> Double? {
+        let text = try await send(baseURL: baseURL, .GET, "/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    public static func metric(_ server: RunningServer, _ series: String) async throws -> Double? {
+        try await metric(baseURL: server.baseURL, series)
+    }
+}

@@ -241,8 +241,10 @@ extension SharedDocument {
         return InboxTarget(zones: foreign, foreign: foreign, capabilities: capabilities)
     }
 
-    /// One message's copies for one server's recipients: a small message in one fan-out
-    /// request (`saveToInboxes`), a large one chunk by chunk, eight inboxes at a time.
+    /// One message's copies for one server's recipients, in one fan-out (`saveToInboxes`, as
+    /// many requests as its limits need): a small message inline, a large one as chunk records
+    /// whose assets that server holds once. Inboxes the fan-out cannot serve that way get the
+    /// chunks uploaded, eight inboxes at a time.
     static func saveCopies(_ ciphertext: [UInt8], delivery: SyncState.InboxDelivery, convoId: String,
                            target: InboxTarget) async throws -> [(String, InboxOutcome)] {
         let baseName = recordBase(convoId: convoId, seq: delivery.seq)
@@ -265,7 +267,45 @@ extension SharedDocument {
                 return (did, InboxOutcome(refusal: error, foreign: foreign))
             }
         }
-        return try await concurrentMap(delivery.dids, width: MailboxPolicy.parallelSaves) { did in
+        // A large message: its chunks' assets reach the server once and every inbox's records
+        // reference them (v1.4). On the document's server the sender's own shared-zone records
+        // hold them already; on a recipients' server they are uploaded once, into the first inbox.
+        var outcomes: [String: InboxOutcome] = [:]
+        var oneByOne = delivery.dids
+        if let first = delivery.dids.first {
+            let chunks = try ZoneChunker().chunks(of: ciphertext, baseName: baseName, recordType: "change", fields: fields)
+            do {
+                if foreign {
+                    let uploader = target.zones(for: first)
+                    for chunk in chunks { _ = try await uploader.uploadAsset(zoneId: MailboxPolicy.inbox(of: first), bytes: Array(chunk.bytes)) }
+                }
+                let drafts = chunks.map(\.draft)
+                let results = try await target.zones.saveToInboxes(delivery.dids.map {
+                    InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: drafts, capability: target.capabilities[$0])
+                })
+                let byZone = Dictionary(results.map { ($0.zoneId, $0) }, uniquingKeysWith: { first, _ in first })
+                oneByOne = []
+                for did in delivery.dids {
+                    guard let result = byZone[MailboxPolicy.inbox(of: did)] else {
+                        outcomes[did] = .failed
+                        continue
+                    }
+                    guard let error = result.error else {
+                        outcomes[did] = .saved
+                        continue
+                    }
+                    switch error.code {
+                    // A server before v1.4, a store without the rule, or an asset no longer held
+                    // (the shared zone's copy compacted): this inbox gets the chunks uploaded.
+                    case .assetNotFound, .invalidArgument: oneByOne.append(did)
+                    default: outcomes[did] = InboxOutcome(refusal: error, foreign: foreign)
+                    }
+                }
+            } catch {
+                oneByOne = delivery.dids
+            }
+        }
+        let uploaded = try await concurrentMap(oneByOne, width: MailboxPolicy.parallelSaves) { did in
             do {
                 try await saveCopy(ciphertext, hash: delivery.hash, to: target.zones(for: did), zoneId: MailboxPolicy.inbox(of: did),
                                    baseName: baseName, fields: fields)
@@ -274,6 +314,8 @@ extension SharedDocument {
                 return (did, InboxOutcome(refusal: error, foreign: foreign))
             }
         }
+        for (did, outcome) in uploaded { outcomes[did] = outcome }
+        return delivery.dids.map { ($0, outcomes[$0] ?? .failed) }
     }
 
     /// One message's chunk records in `zoneId`: the shared zone's at sending, an inbox's

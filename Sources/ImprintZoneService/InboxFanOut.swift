@@ -54,6 +54,15 @@ struct InboxFacts: Sendable {
     var ownerBytes: [String: Int] = [:]
     /// Sizes of uploaded assets by zone then hash: pending uploads, else live records' assets.
     var uploaded: [String: [String: Int]] = [:]
+    /// Sizes of assets the writer holds on this server, by hash (v1.4): ones it uploaded to any
+    /// zone (pending) or that a live record it saved references. It had the bytes, so it may
+    /// reference them in any inbox without sending them again.
+    var possessed: [String: Int] = [:]
+
+    /// Whether an inbox record of `zoneId` may reference `asset`.
+    func admits(_ asset: ZoneAssetRef, in zoneId: String) -> Bool {
+        uploaded[zoneId]?[asset.hash] == asset.size || possessed[asset.hash] == asset.size
+    }
 }
 
 /// One record a fan-out writes, its change number drawn from its zone.
@@ -79,7 +88,8 @@ struct InboxPlan: Sendable {
 extension InboxFanOut {
     /// Decides every inbox on `facts` with `saveRecords`' rules (the zone exists, the writer
     /// may append, a name already live with another hash is `RecordExists` and with the same
-    /// hash an unchanged retry, an uploaded asset must be there with its size, the owner's
+    /// hash an unchanged retry, an uploaded asset must be there with its size or be one the
+    /// writer holds on this server (`InboxFacts.possessed`), the owner's
     /// quota): refused with its own error, or accepted with its records numbered after its
     /// zone's last change. One inbox's refusal changes nothing for the others.
     func plan(_ facts: InboxFacts) -> InboxPlan {
@@ -96,8 +106,8 @@ extension InboxFanOut {
                     let decision = try ZoneRules.decide(save, existing: facts.existing[zone.zoneId]?[save.name])
                     decisions.append(decision)
                     guard case .write = decision else { continue }
-                    if let asset = save.asset, facts.uploaded[zone.zoneId]?[asset.hash] != asset.size {
-                        throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) was not uploaded to this zone with that size")
+                    if let asset = save.asset, !facts.admits(asset, in: zone.zoneId) {
+                        throw DeliveryError.invalidRequest("asset \(asset.hash) of \(save.name) was not uploaded to this zone, or by the caller, with that size")
                     }
                     writes.append(save)
                 }

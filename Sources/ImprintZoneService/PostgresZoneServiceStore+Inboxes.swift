@@ -63,6 +63,14 @@ extension PostgresZoneServiceStore {
                     """, logger: self.logger).decode((String, String, Int, Int64).self) where facts.uploaded[zoneId]?[hash] == nil {
                     facts.uploaded[zoneId, default: [:]][hash] = size
                 }
+                // v1.4: what the writer holds anywhere here, uploaded or referenced by its own records.
+                for try await (hash, size) in try await connection.query("""
+                    SELECT hash, size FROM zone_uploads WHERE hash = ANY(\(hashes)::TEXT[]) AND uploaded_by = \(fanOut.writer)
+                    UNION SELECT asset_hash, asset_size FROM zone_records
+                    WHERE asset_hash = ANY(\(hashes)::TEXT[]) AND saved_by = \(fanOut.writer) AND NOT deleted
+                    """, logger: self.logger).decode((String, Int).self) {
+                    facts.possessed[hash] = size
+                }
             }
             for staged in fanOut.staged { try await self.place(connection, staged) }
             if !owners.isEmpty {

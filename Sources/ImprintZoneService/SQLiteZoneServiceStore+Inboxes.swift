@@ -61,6 +61,7 @@ extension SQLiteZoneServiceStore {
         }
         let hashes = fanOut.uploadedHashes
         if !hashes.isEmpty {
+            let hashList = try jsonArray(hashes)
             // Pending uploads first, then the assets of live records (`saveRecords`' order).
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT zone_id, hash, size, 0 FROM zone_uploads
@@ -68,9 +69,18 @@ extension SQLiteZoneServiceStore {
                 UNION ALL SELECT zone_id, asset_hash, asset_size, 1 FROM zone_records
                 WHERE zone_id IN (SELECT value FROM json_each(?)) AND asset_hash IN (SELECT value FROM json_each(?)) AND deleted = 0
                 ORDER BY 4
-                """), arguments: [zoneIds, try jsonArray(hashes), zoneIds, try jsonArray(hashes)]) {
+                """), arguments: [zoneIds, hashList, zoneIds, hashList]) {
                 let (zoneId, hash, size): (String, String, Int) = (row[0], row[1], row[2])
                 if facts.uploaded[zoneId]?[hash] == nil { facts.uploaded[zoneId, default: [:]][hash] = size }
+            }
+            // v1.4: what the writer holds anywhere here, uploaded or referenced by its own records.
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT hash, size FROM zone_uploads WHERE hash IN (SELECT value FROM json_each(?)) AND uploaded_by = ?
+                UNION SELECT asset_hash, asset_size FROM zone_records
+                WHERE asset_hash IN (SELECT value FROM json_each(?)) AND saved_by = ? AND deleted = 0
+                """), arguments: [hashList, fanOut.writer, hashList, fanOut.writer]) {
+                let (hash, size): (String, Int) = (row[0], row[1])
+                facts.possessed[hash] = size
             }
         }
         return facts

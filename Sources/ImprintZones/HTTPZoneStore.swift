@@ -384,6 +384,7 @@ public struct HTTPZoneStore: ZoneStore {
         case "PayloadTooLarge": code = .payloadTooLarge
         case "QuotaExceeded": code = .quotaExceeded
         case "Gone": code = .gone
+        case "InvalidRequest": code = .invalidArgument
         default:
             switch status {
             case 400: code = .invalidArgument

@@ -45,6 +45,34 @@ public struct ZoneChunker: Sendable {
     /// The record name of chunk `index` of the payload saved under `baseName`.
     public static func recordName(baseName: String, index: Int) -> String { "\(baseName).\(index)" }
 
+    /// The chunk records `upload` would save for `payload`, each beside the bytes of its asset,
+    /// uploading nothing: for a caller that places one payload in several zones of a server
+    /// and sends each asset there once (mailbox copies: the zone API's v1.4 `saveToInboxes`
+    /// takes records whose assets the caller holds on that server).
+    public func chunks(of payload: [UInt8], baseName: String, recordType: String,
+                       fields: ZoneRecordFields = ZoneRecordFields()) throws -> [(draft: ZoneRecordDraft, bytes: ArraySlice<UInt8>)] {
+        try ZoneRules.checkRecordName(Self.recordName(baseName: baseName, index: 999_999))
+        let pieces = payload.isEmpty ? [payload[...]]
+            : stride(from: 0, to: payload.count, by: chunkSize).map { payload[$0..<min(payload.count, $0 + chunkSize)] }
+        guard pieces.count <= 1_000_000 else { throw ZoneError(.payloadTooLarge, "over 1000000 chunks") }
+        let drafts = Self.drafts(assets: pieces.map { ZoneAsset(of: $0) }, payloadHash: SHA256Hex.digest(payload),
+                                 baseName: baseName, recordType: recordType, fields: fields)
+        return Array(zip(drafts, pieces))
+    }
+
+    /// Chunk `i`'s record for each of `assets`, in order.
+    private static func drafts(assets: [ZoneAsset], payloadHash: String, baseName: String, recordType: String,
+                               fields: ZoneRecordFields) -> [ZoneRecordDraft] {
+        assets.enumerated().map { index, asset in
+            var chunkFields = fields
+            chunkFields.chunkIndex = index
+            chunkFields.chunkCount = assets.count
+            chunkFields.payloadHash = payloadHash
+            return ZoneRecordDraft(recordName: recordName(baseName: baseName, index: index), recordType: recordType,
+                                   fields: chunkFields, asset: .uploaded(asset))
+        }
+    }
+
     /// Uploads a payload held in memory.
     public func upload(_ payload: [UInt8], to store: some ZoneStore, zoneId: String, baseName: String,
                        recordType: String, fields: ZoneRecordFields = ZoneRecordFields()) async throws -> PayloadChunks {
@@ -128,15 +156,8 @@ public struct ZoneChunker: Sendable {
             return assets.map { $0! }
         }
         guard assets.count <= 1_000_000 else { throw ZoneError(.payloadTooLarge, "over 1000000 chunks") }
-        let payloadHash = SHA256Hex.hex(hasher.finalize())
-        let drafts = assets.enumerated().map { index, asset in
-            var chunkFields = fields
-            chunkFields.chunkIndex = index
-            chunkFields.chunkCount = assets.count
-            chunkFields.payloadHash = payloadHash
-            return ZoneRecordDraft(recordName: Self.recordName(baseName: baseName, index: index), recordType: recordType,
-                                   fields: chunkFields, asset: .uploaded(asset))
-        }
+        let drafts = Self.drafts(assets: assets, payloadHash: SHA256Hex.hex(hasher.finalize()), baseName: baseName,
+                                 recordType: recordType, fields: fields)
         var records: [ZoneRecord] = []
         var start = 0
         while start < drafts.count {

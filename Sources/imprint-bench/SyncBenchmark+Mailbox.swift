@@ -5,14 +5,15 @@ import ImprintStore
 import ImprintSync
 import ImprintZones
 import ImprintEncoding
+import ImprintTestSupport
 import NIOCore
 
 extension SyncBenchmark {
     /// `mailbox`: the cost of mailbox delivery for one sender. One document of `--members`
     /// members (added in one commit; each makes its inbox zone) with a mailbox threshold of 1,
-    /// and one of the same members without a threshold; the sharer pushes `--edits` small change
-    /// sets into each, alternately, and the time of each push is taken: `sendMessage`, the
-    /// shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
+    /// and one of the same members without a threshold; the sharer pushes `--edits` change sets
+    /// (a short word each, or `--edit-bytes` random letters) into each, alternately, and the
+    /// time of each push is taken: `sendMessage`, the shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
     /// `saveToInboxes` request per 400 recipients). Requests and request-body bytes per send
     /// are measured: the server's counters (`/metrics`) read before and after each push.
     func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
@@ -39,13 +40,21 @@ extension SyncBenchmark {
         let sharedDoc = try await document("shared", threshold: nil)
         if !json { FileHandle.standardError.write(Data("mailbox: both documents shared with \(count) members\n".utf8)) }
 
+        // Large edits: seeded random letters (the same bytes every run), which zstd cannot
+        // shrink much.
+        var rng = SplitMix64(seed: 0x3A11_B0C5)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        func word(_ index: Int) -> String {
+            guard let editBytes else { return "w\(index) " }
+            return String((0..<editBytes).map { _ in letters.randomElement(using: &rng)! })
+        }
         var mailboxMs: [Double] = [], sharedMs: [Double] = []
         var payloadBytes: [Int] = []
         var mailboxTraffic: [ServerTraffic] = [], sharedTraffic: [ServerTraffic] = []
         for index in 0..<edits {
             for (doc, isMailbox) in [(mailboxDoc, true), (sharedDoc, false)] {
-                let word = "w\(index) "
-                try await doc.edit { bundle in try bundle.insert(word, at: 0) }
+                let text = word(index)
+                try await doc.edit { bundle in try bundle.insert(text, at: 0) }
                 let before = try await ServerTraffic.read(serverURL)
                 let start = ContinuousClock.now
                 let report = try await doc.push()
@@ -69,7 +78,7 @@ extension SyncBenchmark {
         let payload = Clock.median(payloadBytes.map(Double.init))
         let recipients = count - 1
         return [
-            ("members", "\(count)"), ("edits", "\(edits)"),
+            ("members", "\(count)"), ("edits", "\(edits)"), ("edit_bytes", "\(editBytes ?? 0)"),
             ("mailbox_push_p50_ms", Clock.format(Clock.median(mailboxMs))),
             ("mailbox_push_p99_ms", Clock.format(Clock.percentile(mailboxMs, 0.99))),
             ("shared_push_p50_ms", Clock.format(Clock.median(sharedMs))),

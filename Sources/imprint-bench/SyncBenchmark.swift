@@ -46,6 +46,8 @@ struct SyncBenchmark: AsyncParsableCommand {
     var members: Int?
     @Option(help: "sustained: milliseconds between one member's pushes.") var intervalMs = 50
     @Option(help: "sustained: seconds of typing.") var seconds = 60
+    @Option(help: "mailbox: characters each edit inserts (default: a short word; past ~80,000 random letters a message no longer travels inline, and its copies go as uploaded chunks).")
+    var editBytes: Int?
     @Option(help: "compaction: change sets pushed into each document.") var changes = 10_000
     @Option(help: "compaction: change sets between two compactions.") var snapshotEvery = 1_000
     @Option(help: "latency, sustained: SyncOptions.sendingKeysAhead (default: the library's; 1 commits the ratchet per message).")

@@ -151,9 +151,7 @@ import WSClient
             // count what the 60 sends left. The metrics route is not rate limited.
             var rejected = 0
             for _ in 0..<200 {
-                let metrics = try await RawHTTP.send(server, .GET, "/metrics")
-                let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(#"imprint_rejections_total{error="RateLimited"}"#) }
-                rejected = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+                rejected = Int(try await RawHTTP.metric(server, #"imprint_rejections_total{error="RateLimited"}"#) ?? 0)
                 if rejected > 0 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -41,6 +41,48 @@ extension SyncSuites {
         }
     }
 
+    /// A message too large to travel inline reaches the server once, for the shared zone: every
+    /// inbox's chunk records reference the asset the sender's shared-zone record holds (zone
+    /// API v1.4), instead of one upload per recipient.
+    @Test(arguments: StoreKind.available)
+    func aLargeMessageIsUploadedOnceForEveryInbox(kind: StoreKind) async throws {
+        let seed = testSeed("MailboxTests.large.\(kind)", fallback: 0x1A46E)
+        var rng = SplitMix64(seed: seed)
+        try await SyncTestServer.with(kind) { server in
+            var people: [Person] = []
+            for name in ["alice", "bob", "carol", "dave"] { people.append(try await server.person(name)) }
+            let alice = people[0]
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                          mailboxThreshold: 2)
+            try await aliceDoc.invite(people.dropFirst().map(\.did))
+            var docs: [SharedDocument] = []
+            for person in people.dropFirst() { docs.append(try await person.join(aliceDoc.convoId)) }
+            func uploaded() async throws -> Double {
+                try await RawHTTP.metric(server.server, #"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) ?? 0
+            }
+            // Random letters: zstd cannot bring them under the 48 KiB inline limit.
+            let letters = Array("abcdefghijklmnopqrstuvwxyz")
+            let text = String((0..<150_000).map { _ in letters[Int.random(in: 0..<26, using: &rng)] })
+            try alice.edit { try $0.insert(text, at: 0) }
+            let before = try await uploaded()
+            let sent = try #require(try await aliceDoc.push().seq)
+            let sentBytes = try await uploaded() - before
+            let record = try #require(try await alice.liveRecords(in: "doc_\(aliceDoc.convoId)").first { $0.fields.seq == Int64(sent) })
+            #expect(record.asset.size > 48 * 1024, "seed \(seed): the message travelled inline")
+            #expect(sentBytes >= Double(record.asset.size) && sentBytes < 2 * Double(record.asset.size),
+                    "seed \(seed): \(sentBytes) bytes uploaded for a \(record.asset.size)-byte message to 3 inboxes")
+            for person in people.dropFirst() {
+                #expect(try await Self.inbox(person) == ["\(aliceDoc.convoId)-\(sent).0"])
+            }
+            for (person, doc) in zip(people.dropFirst(), docs) {
+                _ = try await doc.pull()
+                #expect(try person.text() == alice.text())
+                #expect(try await Self.inbox(person).isEmpty, "\(person.did) read its copy from its inbox")
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func crossingTheThresholdEitherWayLosesAndRepeatsNothing(kind: StoreKind) async throws {
         let seed = testSeed("MailboxTests.switch.\(kind)", fallback: 0xB0C5)

@@ -85,10 +85,18 @@ extension SyncSuites {
             // A large message, chunked into several records in each inbox.
             let big = (0..<60_000).map { _ in String(UInt8.random(in: 0...255, using: &rng), radix: 16) }.joined()
             try dan.edit { try $0.insert(" DAN-MARKER-0c9e \(big)", at: 0) }
+            func uploadedToOwn() async throws -> Double {
+                try await RawHTTP.metric(own, #"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) ?? 0
+            }
+            let uploadedBefore = try await uploadedToOwn()
             let largeReport = try await docs[3].push()
             let large = try #require(largeReport.seq)
-            // Over the inline limit: uploaded into each inbox, presenting the capability.
+            // Over the inline limit: uploaded once into the first inbox there, presenting its
+            // capability, and named in both inboxes by one fan-out (zone API v1.4).
             #expect(largeReport.bytes > ZoneLimits.inlineAssetBytes)
+            let uploaded = try await uploadedToOwn() - uploadedBefore
+            #expect(uploaded >= Double(largeReport.bytes) && uploaded < 2 * Double(largeReport.bytes),
+                    "\(uploaded) bytes uploaded to the members' server for one \(largeReport.bytes)-byte message to two inboxes")
             let chunks = try await Self.ownInbox(ben).filter { $0.hasPrefix("\(adaDoc.convoId)-\(large).") }
             #expect(chunks == ["\(adaDoc.convoId)-\(large).0"])
             #expect(try await Self.ownInbox(cy).filter { $0.hasPrefix("\(adaDoc.convoId)-\(large).") } == chunks)

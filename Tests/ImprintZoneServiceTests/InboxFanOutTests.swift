@@ -5,8 +5,9 @@ import ImprintZoneService
 import Testing
 
 /// `saveToInboxes` as one set-based store operation: every inbox decided on its own and
-/// answered in order, the accepted ones saved in one transaction, and (v1.3) one payload for
-/// every inbox sent once in the request.
+/// answered in order, the accepted ones saved in one transaction, (v1.3) one payload for
+/// every inbox sent once in the request, and (v1.4) uploaded assets the sender holds taken by
+/// every inbox without being sent again.
 @Suite struct InboxFanOutTests {
     static func copy(_ n: Int, _ payload: String? = nil) -> RecordToSave {
         RecordToSave(recordName: "c-\(n).0", recordType: "change", fields: ["seq": .number(Double(n))],
@@ -78,12 +79,12 @@ import Testing
             }
 
             // b holds c-2.0 with other bytes already; c's owner is near its quota; a takes an
-            // uploaded asset the others never received.
+            // asset its owner uploaded there, which the sender never held.
             _ = try await fanOut(sender, SaveToInboxesInput(inboxes: [.init(zoneId: inboxes[1])], records: [Self.copy(2, "other")]))
             try await c.createZone("share_filler")
             _ = try await c.save("share_filler", [RecordToSave(recordName: "f", recordType: "x", assetData: testBytes(40_000, seed: 1))])
             let big = testBytes(45_000, seed: 2)
-            let uploaded = try await sender.upload(big, zoneId: inboxes[0])
+            let uploaded = try await a.upload(big, zoneId: inboxes[0])
             let two = [Self.copy(2), RecordToSave(recordName: "c-2.1", recordType: "change", fields: ["seq": .number(2)], asset: uploaded)]
             let mixed = try await fanOut(sender, SaveToInboxesInput(inboxes: inboxes.map { .init(zoneId: $0) }, records: two))
             #expect(mixed.inboxes.map(\.error) == [nil, "RecordExists", "InvalidRequest"])
@@ -96,6 +97,45 @@ import Testing
             _ = try await sender.upload(big, zoneId: inboxes[2])
             let quota = try await fanOut(sender, SaveToInboxesInput(inboxes: [.init(zoneId: inboxes[2])], records: two))
             #expect(quota.inboxes.map(\.error) == ["QuotaExceeded"])
+        }
+    }
+
+    /// v1.4: an asset the sender holds on the server (uploaded by it to any zone, or named by
+    /// a live record it saved) may go into every inbox without its bytes again; one it never
+    /// held, or no longer holds, may not.
+    @Test(arguments: StoreKind.available)
+    func assetsTheSenderHoldsReachInboxesWithoutBeingSentAgain(_ kind: StoreKind) async throws {
+        try await withZoneServer(kind) { server in
+            let fixture = try await SharedZoneFixture.make(on: server, members: 4)
+            let sender = fixture.members[0]
+            let (a, b, c) = (fixture.members[1], fixture.members[2], fixture.members[3])
+            let inboxes = [a, b, c].map { "inbox_\($0.did)" }
+            for (owner, inbox) in zip([a, b, c], inboxes) { try await owner.createZone(inbox) }
+            let big = testBytes(60_000, seed: 3)
+            func chunk(_ n: Int, _ asset: ZoneAssetRef) -> RecordToSave {
+                RecordToSave(recordName: "c-\(n).0", recordType: "change", fields: ["seq": .number(Double(n))], asset: asset)
+            }
+            // Uploaded once, into a's inbox: a and b take it.
+            let uploaded = try await sender.upload(big, zoneId: inboxes[0])
+            let first = try await fanOut(sender, SaveToInboxesInput(inboxes: inboxes.prefix(2).map { .init(zoneId: $0) }, records: [chunk(1, uploaded)]))
+            #expect(first.inboxes.map(\.error) == [nil, nil])
+            // The upload is consumed; the sender's records in a and b still hold the bytes.
+            let again = try await fanOut(sender, SaveToInboxesInput(inboxes: [.init(zoneId: inboxes[2])], records: [chunk(1, uploaded)]))
+            #expect(again.inboxes.map(\.error) == [nil])
+            for (owner, inbox) in zip([a, b, c], inboxes) {
+                #expect(try await owner.asset(inbox, uploaded.hash).body == big)
+            }
+            // The wrong size, or bytes someone else uploaded to a zone of theirs: refused.
+            let wrong = ZoneAssetRef(hash: uploaded.hash, size: uploaded.size + 1)
+            let theirs = try await c.upload(testBytes(50_000, seed: 4), zoneId: inboxes[2])
+            let refused = try await fanOut(sender, SaveToInboxesInput(inboxes: [
+                .init(zoneId: inboxes[0], records: [chunk(2, wrong)]), .init(zoneId: inboxes[1], records: [chunk(3, theirs)]),
+            ]))
+            #expect(refused.inboxes.map(\.error) == ["InvalidRequest", "InvalidRequest"])
+            // Once every record of the sender naming it is gone, it no longer holds the bytes.
+            for (owner, inbox) in zip([a, b, c], inboxes) { _ = try await owner.delete(inbox, ["c-1.0"]) }
+            let gone = try await fanOut(sender, SaveToInboxesInput(inboxes: [.init(zoneId: inboxes[0])], records: [chunk(4, uploaded)]))
+            #expect(gone.inboxes.map(\.error) == ["InvalidRequest"])
         }
     }
 

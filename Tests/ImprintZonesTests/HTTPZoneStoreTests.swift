@@ -49,6 +49,50 @@ struct HTTPZoneStoreTests {
         }
     }
 
+    /// A server before zone API v1.3 refuses the fan-out's records sent once beside the inboxes
+    /// (400): the client sends that part again inbox by inbox (v1.1), and every later fan-out
+    /// to that server in the old shape only. A request refused in the old shape too is an
+    /// error, and the server is not taken for an old one.
+    @Test func aFanOutFallsBackToTheOldWireForAnOlderServer() async throws {
+        try await withServer { server, store in
+            let inboxes = (1...3).map { "inbox_did:key:z6Mk\($0)" }
+            for inbox in inboxes { _ = try await store.createZone(inbox, convoId: nil) }
+            func copies(_ n: Int, to zones: [String]) -> [InboxSave] {
+                let draft = ZoneRecordDraft(recordName: "m-\(n).0", recordType: "change", fields: ZoneRecordFields(seq: Int64(n)),
+                                            asset: .inline(Array("copy \(n)".utf8)))
+                return zones.map { InboxSave(zoneId: $0, records: [draft]) }
+            }
+            func fanOutBodies() async -> [ZoneWire.SaveToInboxesInput] {
+                await server.script.requests().filter { $0.method == "saveToInboxes" }.compactMap {
+                    try? JSONDecoder().decode(ZoneWire.SaveToInboxesInput.self, from: Data($0.body))
+                }
+            }
+            let first = try await store.saveToInboxes(copies(1, to: inboxes))
+            #expect(first.map(\.zoneId) == inboxes && first.allSatisfy { $0.error == nil && $0.records.map(\.recordName) == ["m-1.0"] })
+            var bodies = await fanOutBodies()
+            #expect(bodies.count == 2)
+            #expect(bodies.first?.records?.count == 1 && bodies.first?.inboxes.allSatisfy { $0.records == nil } == true, "v1.3 first")
+            #expect(bodies.last?.records == nil && bodies.last?.inboxes.allSatisfy { $0.records?.count == 1 } == true, "then v1.1")
+            for inbox in inboxes {
+                #expect(try await server.backing.fetchChanges(zoneId: inbox, since: nil).records.map(\.recordName) == ["m-1.0"])
+            }
+            // From now on this server gets the old shape at once.
+            _ = try await store.saveToInboxes(copies(2, to: inboxes))
+            bodies = await fanOutBodies()
+            #expect(bodies.count == 3 && bodies.last?.records == nil)
+            #expect(LegacyFanOut.servers.contains(server.baseURL))
+
+            // A fresh server, and a request that is bad in either shape.
+            let other = try await LoopbackZoneServer.start()
+            defer { Task { await other.stop() } }
+            let otherStore = other.store()
+            await other.script.answer("saveToInboxes", status: .badRequest, body: Array(#"{"error":"InvalidRequest","message":"no"}"#.utf8))
+            await #expect(throws: ZoneError.self) { try await otherStore.saveToInboxes(copies(3, to: inboxes)) }
+            #expect(await other.script.requests().filter { $0.method == "saveToInboxes" }.count == 2)
+            #expect(!LegacyFanOut.servers.contains(other.baseURL))
+        }
+    }
+
     @Test func usageIsReadAndChecked() async throws {
         try await withServer { server, store in
             await server.script.answer("getUsage", body: Array(#"{"zones":[{"zoneId":"doc_1","records":3,"bytes":4096}],"quotaBytes":21474836480}"#.utf8))

@@ -370,7 +370,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
                     recipients: members + [change.did]),
             ], now: StoreTime.millis(change.now)))
         }
-        eventsCommitted(recipients: result.recipients)
+        eventsCommitted(recipients: result.recipients + [MembershipWatch.key(change.did)])
         return result.output
     }
 
@@ -385,7 +385,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
             ], now: StoreTime.millis(now))
         }
-        eventsCommitted(recipients: recipients)
+        eventsCommitted(recipients: recipients + [MembershipWatch.key(did)])
     }
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {

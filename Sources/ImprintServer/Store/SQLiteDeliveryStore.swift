@@ -288,7 +288,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                     recipients: members + [change.did]),
             ], now: StoreTime.millis(change.now)))
         }
-        eventBell.ring(recipients: result.recipients)
+        eventBell.ring(recipients: result.recipients + [MembershipWatch.key(change.did)])
         return result.output
     }
 
@@ -303,7 +303,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 PendingEvent(payload: .membership(MembershipEvent(convoId: convoId, did: did, action: .left)), recipients: members + [did])
             ], now: StoreTime.millis(now))
         }
-        eventBell.ring(recipients: recipients)
+        eventBell.ring(recipients: recipients + [MembershipWatch.key(did)])
     }
 
     public func welcome(convoId: String, did: String) async throws -> GetWelcomeOutput? {

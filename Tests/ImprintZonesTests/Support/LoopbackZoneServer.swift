@@ -11,7 +11,8 @@ import NIOCore
 /// contract over real HTTP, backed by an `InMemoryZoneStore`, checking each request's did:key
 /// service-auth JWT (signature, `aud`, and `lxm` = the method's NSID) the way the real service
 /// does. Not the real service (that is `ImprintZoneService`); it lets `HTTPZoneStore` run the
-/// conformance suite and lets tests script hostile answers per method.
+/// conformance suite, lets tests script hostile answers per method, and answers
+/// `saveToInboxes` as a server of zone API v1.1 did (the older wire the client falls back to).
 final class LoopbackZoneServer: Sendable {
     static let serviceDID = "did:web:zones.test"
 
@@ -106,6 +107,13 @@ final class LoopbackZoneServer: Sendable {
         return try json(XRPCErrorBody(error: name, message: error.context), status: status)
     }
 
+    /// A record as the request carried it, ready for the backing store (no asset at all
+    /// becomes one the store does not hold).
+    private static func draft(_ record: ZoneWire.RecordInput) -> ZoneRecordDraft {
+        ZoneRecordDraft(recordName: record.recordName, recordType: record.recordType, fields: record.fields,
+                        asset: record.assetData.map { .inline(Array($0)) } ?? .uploaded(record.asset ?? ZoneAsset(hash: "", size: 0)))
+    }
+
     private static func respond(_ method: ZoneMethod, _ request: Request, _ store: InMemoryZoneStore, _ script: Script) async throws -> Response {
         guard let lxm = verifiedMethod(request), lxm == method.nsid else {
             return try json(XRPCErrorBody(error: "AuthRequired", message: "bad service-auth token"), status: .unauthorized)
@@ -132,10 +140,7 @@ final class LoopbackZoneServer: Sendable {
                 return try json(try await store.uploadAsset(zoneId: String(query["zoneId"] ?? ""), bytes: body))
             case .saveRecords:
                 let input = try decoder.decode(ZoneWire.SaveRecordsInput.self, from: Data(body))
-                let drafts = input.records.map { record in
-                    ZoneRecordDraft(recordName: record.recordName, recordType: record.recordType, fields: record.fields,
-                                    asset: record.assetData.map { .inline(Array($0)) } ?? .uploaded(record.asset ?? ZoneAsset(hash: "", size: 0)))
-                }
+                let drafts = input.records.map(draft)
                 let saved = try await store.saveRecords(zoneId: input.zoneId, drafts)
                 return try json(ZoneWire.RecordsOutput(records: saved.map(ZoneWire.RecordView.init)))
             case .fetchChanges:
@@ -169,7 +174,26 @@ final class LoopbackZoneServer: Sendable {
                     }
                     try await writer.finish(nil)
                 })
-            case .getUsage, .compactZone, .saveToInboxes, .putInboxCapability:
+            case .saveToInboxes:
+                // As a server before v1.3 answers: records once beside the inboxes is a key it
+                // does not know (400); each inbox's own records are saved like `saveRecords`.
+                let input = try decoder.decode(ZoneWire.SaveToInboxesInput.self, from: Data(body))
+                guard input.records == nil, !input.inboxes.contains(where: { $0.records == nil }) else {
+                    return try json(XRPCErrorBody(error: "InvalidRequest", message: "unknown key records"), status: .badRequest)
+                }
+                var answers: [ZoneWire.SaveToInboxesOutput.Inbox] = []
+                for inbox in input.inboxes {
+                    let drafts = (inbox.records ?? []).map(draft)
+                    do {
+                        let saved = try await store.saveRecords(zoneId: inbox.zoneId, drafts)
+                        answers.append(.init(zoneId: inbox.zoneId, records: saved.map(ZoneWire.RecordView.init)))
+                    } catch let error as ZoneError {
+                        answers.append(.init(zoneId: inbox.zoneId, error: error.code == .zoneNotFound ? "ZoneNotFound" : "InvalidRequest",
+                                             message: error.context))
+                    }
+                }
+                return try json(ZoneWire.SaveToInboxesOutput(inboxes: answers))
+            case .getUsage, .compactZone, .putInboxCapability:
                 return try json(XRPCErrorBody(error: "MethodNotImplemented", message: "not in the loopback server"), status: .notImplemented)
             }
         } catch let error as ZoneError {
