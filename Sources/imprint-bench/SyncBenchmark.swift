@@ -426,6 +426,14 @@ enum ProcessCPU {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     }
 
+    /// Minor page faults of this process so far: pages the kernel had to map in on first
+    /// touch (memory the allocator took from, or gave back to, the kernel).
+    static func minorFaults() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_minflt
+    }
+
     /// User + system CPU seconds of process `pid` (from /proc).
     static func seconds(pid: Int32) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

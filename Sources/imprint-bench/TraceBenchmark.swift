@@ -112,6 +112,7 @@ struct FormatStatsCommand: ParsableCommand {
         let bytes = doc.save()
         if loadRuns > 0 {
             var times: [Double] = []
+            let faultsBefore = ProcessCPU.minorFaults()
             for _ in 0..<loadRuns {
                 times.append(try Clock.measure {
                     let loaded = try Document.load(bytes)
@@ -119,7 +120,12 @@ struct FormatStatsCommand: ParsableCommand {
                     _ = try TraceReplay.text(of: loaded)
                 }.0)
             }
-            print("load\(full ? " + history" : "") → text: median \(Clock.format(Clock.median(times))) ms over \(loadRuns) runs")
+            // Page faults tell a load that reuses the heap from one whose memory the allocator
+            // handed back to the kernel in between (glibc trims a freed heap top).
+            let faults = Double(ProcessCPU.minorFaults() - faultsBefore) / Double(loadRuns)
+            // The first load of a process also pays one-time costs (type metadata, the code's
+            // pages): what an app opening its one document waits for.
+            print("load\(full ? " + history" : "") → text: median \(Clock.format(Clock.median(times))) ms over \(loadRuns) runs (first \(Clock.format(times[0])) ms), \(Int(faults.rounded())) page faults a load")
             return
         }
         let s = try FormatStatistics.measure(bytes)
