@@ -93,6 +93,31 @@ struct HTTPZoneStoreTests {
         }
     }
 
+    /// A fan-out past one request's 400 records goes as several requests, sent concurrently,
+    /// and its results still come in the order of the saves (here 900 inboxes, each with a
+    /// record of its own: three requests of up to 400 inboxes).
+    @Test func aFanOutOfSeveralRequestsAnswersInTheOrderOfItsSaves() async throws {
+        try await withServer { server, store in
+            let inboxes = (1...900).map { "inbox_did:key:z6Mk\($0)" }
+            for inbox in inboxes { _ = try await server.backing.createZone(inbox, convoId: nil) }
+            let saves = inboxes.enumerated().map { index, inbox in
+                InboxSave(zoneId: inbox, records: [ZoneRecordDraft(recordName: "m-\(index).0", recordType: "change",
+                                                                   fields: ZoneRecordFields(seq: Int64(index)), asset: .inline(Array("copy \(index)".utf8)))])
+            }
+            let results = try await store.saveToInboxes(saves)
+            #expect(results.map(\.zoneId) == inboxes)
+            #expect(results.enumerated().allSatisfy { index, result in result.error == nil && result.records.map(\.recordName) == ["m-\(index).0"] })
+            // Three requests of up to 400 inboxes, 900 in all.
+            let saved = await server.script.requests().filter { $0.method == "saveToInboxes" }.compactMap {
+                try? JSONDecoder().decode(ZoneWire.SaveToInboxesInput.self, from: Data($0.body))
+            }.filter { $0.records == nil }
+            #expect(saved.map(\.inboxes.count).sorted() == [100, 400, 400])
+            for index in [0, 399, 400, 899] {
+                #expect(try await server.backing.fetchChanges(zoneId: inboxes[index], since: nil).records.map(\.recordName) == ["m-\(index).0"])
+            }
+        }
+    }
+
     @Test func usageIsReadAndChecked() async throws {
         try await withServer { server, store in
             await server.script.answer("getUsage", body: Array(#"{"zones":[{"zoneId":"doc_1","records":3,"bytes":4096}],"quotaBytes":21474836480}"#.utf8))
