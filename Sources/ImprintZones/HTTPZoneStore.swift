@@ -217,7 +217,8 @@ public struct HTTPZoneStore: ZoneStore {
         }
         return try output.inboxes.map { inbox in
             if let name = inbox.error {
-                return InboxSaveResult(zoneId: inbox.zoneId, error: Self.error(name: name, message: inbox.message ?? "", status: 403))
+                // One inbox's error inside a 200 answer: no HTTP status of its own.
+                return InboxSaveResult(zoneId: inbox.zoneId, error: Self.error(name: name, message: inbox.message ?? "", status: nil))
             }
             return InboxSaveResult(zoneId: inbox.zoneId, records: try (inbox.records ?? []).map { try $0.record() })
         }
@@ -380,9 +381,10 @@ public struct HTTPZoneStore: ZoneStore {
         return error(name: decoded.error, message: decoded.message, status: status)
     }
 
-    /// The ``ZoneError`` for the contract's error `name` (`status`: the HTTP status it came
-    /// with, or the one the contract gives that name).
-    static func error(name: String, message: String, status: Int) -> ZoneError {
+    /// The error a server named `name` (an XRPC error body's `error`), answered with HTTP
+    /// `status` (nil: one inbox's error inside a fan-out's answer; a name this client has no
+    /// code for then reads as `.forbidden`, what a server refuses an inbox for).
+    static func error(name: String, message: String, status: Int?) -> ZoneError {
         let message = String(message.prefix(200))
         let code: ZoneError.Code
         switch name {
@@ -397,7 +399,7 @@ public struct HTTPZoneStore: ZoneStore {
         case "Gone": code = .gone
         case "InvalidRequest": code = .invalidArgument
         default:
-            switch status {
+            switch status ?? 403 {
             case 400: code = .invalidArgument
             case 401, 403: code = .forbidden
             case 413: code = .payloadTooLarge
