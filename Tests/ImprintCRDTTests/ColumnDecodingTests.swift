@@ -68,10 +68,18 @@ import Testing
         var rng = SplitMix64(seed: testSeed("changeRangesLocateLikeALinearScan", fallback: 15))
         for _ in 0..<30 {
             let actorCount = 1 + Int(rng.next() % 4)
-            // Changes in application order; each actor's counters ascend with gaps.
+            // Changes in application order; each actor's counters ascend with gaps. Half of
+            // them continue the change before (same actor and op count, the next counters),
+            // so runs that share a range are frequent, and end in every way one can.
             var next = [Int](repeating: 1, count: actorCount)
             var changes: [(actor: Int32, startOp: Int, maxOp: Int)] = []
             for _ in 0..<Int(rng.next() % 120) {
+                if let previous = changes.last, rng.next() % 2 == 0 {
+                    let ops = previous.maxOp - previous.startOp + 1
+                    changes.append((previous.actor, previous.maxOp + 1, previous.maxOp + ops))
+                    next[Int(previous.actor)] = previous.maxOp + ops + 1
+                    continue
+                }
                 let a = Int(rng.next() % UInt64(actorCount))
                 let start = next[a] + Int(rng.next() % 3)
                 let ops = 1 + Int(rng.next() % 4)
