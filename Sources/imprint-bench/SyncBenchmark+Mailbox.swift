@@ -13,8 +13,9 @@ extension SyncBenchmark {
     /// members (added in one commit; each makes its inbox zone) with a mailbox threshold of 1,
     /// and one of the same members without a threshold; the sharer pushes `--edits` change sets
     /// (a short word each, or `--edit-bytes` random letters) into each, alternately, and the
-    /// time of each push is taken: `sendMessage`, the shared-zone save and, in mailbox mode, the copy saved into every recipient's inbox (one
-    /// `saveToInboxes` request per 400 recipients). Requests and request-body bytes per send
+    /// time of each push is taken: `sendMessage`, the shared-zone save and, in mailbox mode,
+    /// the copy saved into every recipient's inbox (one `saveToInboxes` request per 400
+    /// recipients, sent concurrently). Requests and request-body bytes per send
     /// are measured: the server's counters (`/metrics`) read before and after each push.
     func mailbox(directory: String, serverURL: String) async throws -> [(String, String)] {
         let count = max(2, members ?? 3)
