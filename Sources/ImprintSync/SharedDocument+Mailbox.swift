@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import ImprintDelivery
+import ImprintEncoding
 import ImprintMLS
 import ImprintZones
 
@@ -35,6 +37,13 @@ enum MailboxPolicy {
 
     /// A copy that failed this many times is given up (its recipient reads the shared zone).
     static let maximumAttempts = 20
+
+    /// On a recipients' own server a large message's chunks are uploaded once, into one
+    /// recipient's inbox, and every inbox there references them. The inboxes are tried in DID
+    /// order, at most this many, when one does not exist or refuses (its owner deleted it, or
+    /// has not registered this epoch's capability yet); only past that does each inbox get
+    /// its own upload.
+    static let uploadHolderAttempts = 3
 
     /// Who of `recipients` gets a copy of a message, by server: nil is the document's server
     /// (`serverURL`), other endpoints are recipients' own. A recipient that registered a
@@ -269,23 +278,27 @@ extension SharedDocument {
         }
         // A large message: its chunks' assets reach the server once and every inbox's records
         // reference them (v1.4). On the document's server the sender's own shared-zone records
-        // hold them already; on a recipients' server they are uploaded once, into the first inbox.
+        // hold them already; on a recipients' server they are uploaded once, into one inbox
+        // (`uploadOnce`).
         var outcomes: [String: InboxOutcome] = [:]
         var oneByOne = delivery.dids
-        if let first = delivery.dids.first {
+        if !delivery.dids.isEmpty {
             let chunks = try ZoneChunker().chunks(of: ciphertext, baseName: baseName, recordType: "change", fields: fields)
             do {
                 if foreign {
-                    let uploader = target.zones(for: first)
-                    for chunk in chunks { _ = try await uploader.uploadAsset(zoneId: MailboxPolicy.inbox(of: first), bytes: Array(chunk.bytes)) }
+                    let upload = try await uploadOnce(chunks.map { Array($0.bytes) }, candidates: delivery.dids) { did, bytes in
+                        _ = try await target.zones(for: did).uploadAsset(zoneId: MailboxPolicy.inbox(of: did), bytes: bytes)
+                    }
+                    outcomes.merge(upload.refused) { first, _ in first }
+                    guard upload.holder != nil else { throw ZoneError(.assetNotFound, "no inbox took the chunks") }
                 }
                 let drafts = chunks.map(\.draft)
-                let results = try await target.zones.saveToInboxes(delivery.dids.map {
+                let results = try await target.zones.saveToInboxes(delivery.dids.filter { outcomes[$0] == nil }.map {
                     InboxSave(zoneId: MailboxPolicy.inbox(of: $0), records: drafts, capability: target.capabilities[$0])
                 })
                 let byZone = Dictionary(results.map { ($0.zoneId, $0) }, uniquingKeysWith: { first, _ in first })
                 oneByOne = []
-                for did in delivery.dids {
+                for did in delivery.dids where outcomes[did] == nil {
                     guard let result = byZone[MailboxPolicy.inbox(of: did)] else {
                         outcomes[did] = .failed
                         continue
@@ -302,7 +315,7 @@ extension SharedDocument {
                     }
                 }
             } catch {
-                oneByOne = delivery.dids
+                oneByOne = delivery.dids.filter { outcomes[$0] == nil }
             }
         }
         let uploaded = try await concurrentMap(oneByOne, width: MailboxPolicy.parallelSaves) { did in
@@ -316,6 +329,26 @@ extension SharedDocument {
         }
         for (did, outcome) in uploaded { outcomes[did] = outcome }
         return delivery.dids.map { ($0, outcomes[$0] ?? .failed) }
+    }
+
+    /// Uploads a large message's chunk `assets` once to a recipients' own server, into the
+    /// inbox of the first of `candidates` (in DID order, at most
+    /// `MailboxPolicy.uploadHolderAttempts`) that takes them. Returns that holder (nil when
+    /// every candidate tried refused) and the outcome of each candidate that refused: an inbox
+    /// that does not exist is `.gone`, one that refuses the capability `.failed` (retried
+    /// later). Throws when an upload fails otherwise (the server did not answer).
+    static func uploadOnce(_ assets: [[UInt8]], candidates: [String],
+                           upload: (String, [UInt8]) async throws -> Void) async throws -> (holder: String?, refused: [String: InboxOutcome]) {
+        var refused: [String: InboxOutcome] = [:]
+        for did in candidates.sorted().prefix(MailboxPolicy.uploadHolderAttempts) {
+            do {
+                for bytes in assets { try await upload(did, bytes) }
+                return (did, refused)
+            } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
+                refused[did] = InboxOutcome(refusal: error, foreign: true)
+            }
+        }
+        return (nil, refused)
     }
 
     /// One message's chunk records in `zoneId`: the shared zone's at sending, an inbox's
@@ -341,15 +374,30 @@ extension SharedDocument {
     /// The ciphertext of message `seq` as a receiver gets it: from this member's inbox when
     /// it reads one (the copy is then deleted there, once the pull is durable), else, or when
     /// the copy is not there, from the shared zone.
+    ///
+    /// Whatever a zone holds must be the ciphertext the Delivery Service sequenced: its SHA-256
+    /// is `hash` (when the hash is known). Any member, or anyone holding a stale inbox
+    /// capability, can append to an inbox, so a copy that is not the message (planted under
+    /// the name of a seq to come) is counted in `rejectedInboxCopies`, deleted with the copies
+    /// read, and the message is read from the shared zone instead: the pull goes on. A shared
+    /// zone record that is not the message is an error (`SyncError.Code.invalidPayload`).
     func receivePayload(seq: Int, hash: String) async throws -> [UInt8]? {
         if readsInbox, !inboxUnreachable {
             let inbox = MailboxPolicy.inbox(of: did)
             do {
                 let zones = try await ownInboxZones()
                 if let chunks = try await Self.payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: inbox, zones: zones) {
-                    let ciphertext = try await chunks.assemble(from: zones, zoneId: inbox)
                     inboxRead += chunks.records.map(\.recordName)
-                    return ciphertext
+                    let ciphertext: [UInt8]?
+                    do {
+                        ciphertext = try await chunks.assemble(from: zones, zoneId: inbox)
+                    } catch let error as ZoneError where error.code == .transport {
+                        throw error
+                    } catch {
+                        ciphertext = nil  // chunks that do not make their payload: not the message
+                    }
+                    if let ciphertext, Self.isSequenced(ciphertext, hash: hash) { return ciphertext }
+                    rejectedInboxCopies += 1
                 }
             } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
                 // No inbox (yet): the shared zone has every message.
@@ -357,9 +405,24 @@ extension SharedDocument {
                 // The inbox's server is down: the shared zone has every message; the inbox is
                 // not asked again in this pull.
                 inboxUnreachable = true
+            } catch let error as SyncError where error.code == .invalidPayload {
+                // Records that do not make a message (an impossible chunk count, say): not
+                // the message either.
+                rejectedInboxCopies += 1
             }
         }
-        return try await fetchPayload(seq: seq, hash: hash)
+        guard let ciphertext = try await fetchPayload(seq: seq, hash: hash) else { return nil }
+        guard Self.isSequenced(ciphertext, hash: hash) else {
+            throw SyncError(.invalidPayload, "seq \(seq) in the shared zone is not the ciphertext the Delivery Service sequenced (SHA-256 differs)")
+        }
+        return ciphertext
+    }
+
+    /// Whether `ciphertext` is the message whose SHA-256 hex the Delivery Service gave as
+    /// `hash`; true when no hash is known (a gap recorded by an older version).
+    static func isSequenced(_ ciphertext: [UInt8], hash: String) -> Bool {
+        guard hash.count == 64 else { return true }
+        return Hex.encode(SHA256.hash(data: ciphertext)) == hash.lowercased()
     }
 
     /// Deletes the inbox copies this pull read, after what they carried is durable, as many

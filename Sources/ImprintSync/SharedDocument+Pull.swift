@@ -111,7 +111,7 @@ extension SharedDocument {
                         let firstSeen = gapsFirstSeen[message.seq]
                         gapsFirstSeen[message.seq] = firstSeen ?? Date()
                         state.gaps.append(SyncState.Gap(seq: message.seq, epoch: UInt64(message.epoch), firstSeen: firstSeen ?? Date(),
-                                                        sender: message.sender))
+                                                        sender: message.sender, hash: message.hash))
                         if !pullingLive || firstSeen != nil { try saveState() }
                     }
                 }
@@ -257,7 +257,7 @@ extension SharedDocument {
         guard !state.gaps.isEmpty else { return }
         var seen = Set<Int>()
         for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) where seen.insert(gap.seq).inserted {
-            let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: "", size: 0,
+            let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: gap.hash ?? "", size: 0,
                                    sentAt: gap.firstSeen, recordName: nil)
             state.gaps.removeAll { $0.seq == gap.seq }
             do {

@@ -65,6 +65,9 @@ public actor SharedDocument {
     var inboxRead: [String] = []
     /// Whether this member's inbox server failed to answer in the current pull.
     var inboxUnreachable = false
+    /// Inbox copies that were not the message the Delivery Service sequenced (see
+    /// `receivePayload`), since this object was opened.
+    public internal(set) var rejectedInboxCopies = 0
     /// Whether the running pull is one of `live`'s (`livePull`).
     var pullingLive = false
     /// Whether a background acknowledgement of the processed cursor is in flight, and the

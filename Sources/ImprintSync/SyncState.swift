@@ -17,6 +17,9 @@ struct SyncState: Codable, Sendable, Hashable {
         var epoch: UInt64
         var firstSeen: Date
         var sender: String
+        /// SHA-256 hex of the ciphertext the Delivery Service sequenced (absent in states
+        /// written before it was kept: such a gap's payload is taken unchecked).
+        var hash: String? = nil
     }
 
     var convoId: String

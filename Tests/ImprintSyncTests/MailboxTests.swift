@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import ImprintEncoding
 import ImprintServerTestSupport
 import ImprintSync
 import ImprintTestSupport
@@ -16,16 +18,23 @@ extension SyncSuites {
         try await person.liveRecords(in: "inbox_\(person.did)").map(\.recordName).sorted()
     }
 
+    /// alice shares a document with a mailbox threshold of 2 and bob and carol join it.
+    static func threeMembersPastAThresholdOfTwo(_ server: SyncTestServer) async throws
+        -> (Person, Person, Person, SharedDocument, SharedDocument, SharedDocument) {
+        let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
+        try alice.createBundle(text: "Start.")
+        let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
+                                                      mailboxThreshold: 2)
+        try await aliceDoc.invite([bob.did, carol.did])
+        let bobDoc = try await bob.join(aliceDoc.convoId)
+        let carolDoc = try await carol.join(aliceDoc.convoId)
+        return (alice, bob, carol, aliceDoc, bobDoc, carolDoc)
+    }
+
     @Test(arguments: StoreKind.available)
     func recordsReachEveryInboxAndReceiversReadThemFromThere(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
-            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
-            try alice.createBundle(text: "Start.")
-            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
-                                                          mailboxThreshold: 2)
-            try await aliceDoc.invite([bob.did, carol.did])
-            let bobDoc = try await bob.join(aliceDoc.convoId)
-            let carolDoc = try await carol.join(aliceDoc.convoId)
+            let (alice, bob, carol, aliceDoc, bobDoc, carolDoc) = try await Self.threeMembersPastAThresholdOfTwo(server)
             try alice.edit { try $0.insert(" mailbox-1", at: 0) }
             let sent = try #require(try await aliceDoc.push().seq)
             let copy = "\(aliceDoc.convoId)-\(sent).0"
@@ -80,6 +89,41 @@ extension SyncSuites {
                 #expect(try person.text() == alice.text())
                 #expect(try await Self.inbox(person).isEmpty, "\(person.did) read its copy from its inbox")
             }
+        }
+    }
+
+    /// Any member can append to another's inbox, so a record planted there under the name of
+    /// a seq to come, self-consistent but not the message, must not be taken for it: the
+    /// receiver checks the copy against the hash the Delivery Service sequenced, counts it,
+    /// reads the message from the shared zone and deletes the planted record.
+    @Test(arguments: StoreKind.available)
+    func aCopyPlantedUnderTheNameOfASeqToComeIsNotTakenForTheMessage(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let (alice, bob, carol, aliceDoc, bobDoc, carolDoc) = try await Self.threeMembersPastAThresholdOfTwo(server)
+            try alice.edit { try $0.insert(" first", at: 0) }
+            let first = try #require(try await aliceDoc.push().seq)
+            _ = try await bobDoc.pull()
+            // carol plants the next seq's record in bob's inbox: valid chunk fields, the junk's
+            // own hash, so only the Delivery Service's hash tells it apart.
+            let junk = Array("not the message".utf8)
+            var fields = ZoneRecordFields(convoId: aliceDoc.convoId, epoch: 1, seq: Int64(first + 1))
+            (fields.chunkIndex, fields.chunkCount, fields.payloadHash) = (0, 1, Hex.encode(SHA256.hash(data: junk)))
+            let planted = "\(aliceDoc.convoId)-\(first + 1).0"
+            let results = try await carol.account.zones.saveToInboxes([
+                InboxSave(zoneId: "inbox_\(bob.did)", records: [ZoneRecordDraft(recordName: planted, recordType: "change", fields: fields,
+                                                                                  asset: .inline(junk))])
+            ])
+            #expect(results.count == 1 && results[0].error == nil, "a co-member may append to the inbox: \(results)")
+            try alice.edit { try $0.insert(" ALICE-MARKER-9b0e", at: 0) }
+            let sent = try #require(try await aliceDoc.push().seq)
+            #expect(sent == first + 1)
+            _ = try await bobDoc.pull()
+            #expect(try bob.text() == alice.text(), "bob read the message from the shared zone")
+            #expect(await bobDoc.rejectedInboxCopies == 1)
+            #expect(try await Self.inbox(bob).isEmpty, "the planted record was deleted with the copies read")
+            _ = try await carolDoc.pull()
+            #expect(try carol.text() == alice.text())
+            #expect(await carolDoc.rejectedInboxCopies == 0)
         }
     }
 
@@ -158,13 +202,7 @@ extension SyncSuites {
     @Test(arguments: StoreKind.available)
     func aCopyThatLandsAfterItsSeqWasProcessedIsSwept(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
-            let alice = try await server.person("alice"), bob = try await server.person("bob"), carol = try await server.person("carol")
-            try alice.createBundle(text: "Start.")
-            let aliceDoc = try await SharedDocument.share(bundleAt: alice.bundlePath, device: alice.device, account: alice.account,
-                                                          mailboxThreshold: 2)
-            try await aliceDoc.invite([bob.did, carol.did])
-            let bobDoc = try await bob.join(aliceDoc.convoId)
-            _ = try await carol.join(aliceDoc.convoId)
+            let (alice, bob, _, aliceDoc, bobDoc, _) = try await Self.threeMembersPastAThresholdOfTwo(server)
             // Bob's copy of the next message fails for now: he reads it from the shared zone.
             let failing = FailingInboxZoneStore(alice.account.zones, failing: ["inbox_\(bob.did)"])
             let sender = try await SharedDocument.open(bundleAt: alice.bundlePath, device: alice.device, account: alice.account.with(zones: failing))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ImprintDelivery
 import ImprintServer
 import ImprintServerTestSupport
@@ -164,6 +165,70 @@ extension SyncSuites {
             await #expect(throws: SyncError.self) { _ = try await benDoc.pull() }
             await #expect(throws: ZoneError.self) { _ = try await asAda.saveRecords(zoneId: "inbox_\(ben.did)", [junk("probe-5.0")]) }
         }
+    }
+
+    /// A large message reaches a recipients' own server once even when the inbox it would
+    /// first go into is gone: the next inbox there holds the chunks, and every other inbox's
+    /// records reference them. The refused upload's body travels too (HTTP sends it before
+    /// the answer comes), so two uploads in all, where one upload per inbox (four here) plus
+    /// the refused one would be five.
+    @Test(arguments: StoreKind.available)
+    func aLargeMessageIsUploadedOnceWhenTheFirstInboxThereIsGone(kind: StoreKind) async throws {
+        let seed = testSeed("StorageProviderTests.holderGone.\(kind)", fallback: 0x5703)
+        var rng = SplitMix64(seed: seed)
+        try await Self.withTwoServers(kind) { server, own, _ in
+            let ada = try await server.person("ada")
+            var members: [Person] = []
+            for name in ["ben", "cy", "eve", "fay"] { members.append(try await Self.registering(try await server.person(name), at: own.baseURL)) }
+            try ada.createBundle(text: "Start.")
+            let adaDoc = try await ada.share()
+            try await adaDoc.invite(members.map(\.did))
+            var docs = [adaDoc]
+            for member in members { docs.append(try await member.join(adaDoc.convoId)) }
+            for doc in docs { _ = try await doc.pull() }
+            // The inbox tried first (the smallest DID) is deleted by its owner.
+            let first = try #require(members.min { $0.did < $1.did })
+            let others = members.filter { $0.did != first.did }
+            try await first.account.endpoints.store(at: own.baseURL).deleteZone("inbox_\(first.did)")
+            func uploadedToOwn() async throws -> Double {
+                try await RawHTTP.metric(own, #"imprint_http_request_body_bytes_total{route="zone.uploadAsset"}"#) ?? 0
+            }
+            let before = try await uploadedToOwn()
+            let big = (0..<60_000).map { _ in String(UInt8.random(in: 0...255, using: &rng), radix: 16) }.joined()
+            try ada.edit { try $0.insert(" ADA-LARGE-55d1 \(big)", at: 0) }
+            let report = try await adaDoc.push()
+            let seq = try #require(report.seq)
+            #expect(report.bytes > ZoneLimits.inlineAssetBytes)
+            let uploaded = try await uploadedToOwn() - before
+            #expect(uploaded >= 2 * Double(report.bytes) && uploaded < 3 * Double(report.bytes),
+                    "\(uploaded) bytes uploaded for one \(report.bytes)-byte message to \(others.count) inboxes; seed \(seed)")
+            for member in others {
+                #expect(try await Self.ownInbox(member).contains { $0.hasPrefix("\(adaDoc.convoId)-\(seq).") }, "\(member.name)'s copy")
+            }
+            // Nothing is retried for the deleted inbox: its owner reads the shared zone.
+            #expect(await adaDoc.state.inboxPending.isEmpty)
+            for doc in docs { _ = try await doc.pull() }
+            for member in members { #expect(try member.text() == ada.text(), "\(member.name) differs; seed \(seed)") }
+        }
+    }
+
+    /// `uploadOnce` tries inboxes in DID order, at most `MailboxPolicy.uploadHolderAttempts`,
+    /// and tells each refusal apart: a missing inbox is gone, a refused capability retried.
+    @Test func theUploadHolderIsTheFirstInboxThatTakesTheChunks() async throws {
+        let refusals: [String: ZoneError] = ["did:key:a": ZoneError(.zoneNotFound), "did:key:b": ZoneError(.forbidden)]
+        let tried = Mutex<[String]>([])
+        let upload: (String, [UInt8]) async throws -> Void = { did, _ in
+            tried.withLock { $0.append(did) }
+            if let refusal = refusals[did] { throw refusal }
+        }
+        let taken = try await SharedDocument.uploadOnce([[1], [2]], candidates: ["did:key:c", "did:key:b", "did:key:a"], upload: upload)
+        #expect(taken.holder == "did:key:c")
+        #expect(taken.refused == ["did:key:a": .gone, "did:key:b": .failed])
+        #expect(tried.withLock { $0 } == ["did:key:a", "did:key:b", "did:key:c", "did:key:c"])
+        tried.withLock { $0 = [] }
+        let none = try await SharedDocument.uploadOnce([[1]], candidates: ["did:key:a", "did:key:b", "did:key:a", "did:key:d"], upload: upload)
+        #expect(none.holder == nil, "three refusals: the fourth is not tried")
+        #expect(tried.withLock { $0 }.count == MailboxPolicy.uploadHolderAttempts)
     }
 
     @Test(arguments: StoreKind.available)
