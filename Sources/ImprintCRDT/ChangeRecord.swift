@@ -1,6 +1,8 @@
 /// A change as the document holds it: header, ops with document-local actor indices,
 /// and (once sealed) its hash and canonical bytes.
 final class ChangeRecord {
+    // Properties edits touch are `@exclusivity(unchecked)` in release builds only (see the
+    // note on exclusivity at the top of `Document`).
     let actor: Int32
     let seq: Int
     let startOp: Int
@@ -10,7 +12,11 @@ final class ChangeRecord {
     let message: String?
     /// Indices of the dependencies in `Document.records`.
     let deps: [Int]
+    #if DEBUG
     var ops: [Op]
+    #else
+    @exclusivity(unchecked) var ops: [Op]
+    #endif
     /// Set once the change is sealed; a sealed change never changes again.
     var hash: ChangeHash?
     var bytes: [UInt8]?

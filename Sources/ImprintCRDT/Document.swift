@@ -7,11 +7,25 @@ import Foundation
 /// ``save()`` / ``load(_:actor:)``, or the sync protocol) to converge with other replicas.
 /// A `Document` is not thread-safe: confine it to one task or actor.
 public final class Document {
+    // Exclusivity. Swift checks at run time that no two accesses to a class's stored property
+    // overlap when it cannot prove it at compile time, and for the properties below it cannot:
+    // an in-place mutation may release a value, which could run arbitrary code. Those checks
+    // took about a third of local editing time (Benchmarks/RESULTS.md, session 20). So the
+    // properties every edit touches, here and in `SequenceState`, `SpanLeaf` and
+    // `ChangeRecord`, are `@exclusivity(unchecked)` in release builds only: debug builds, in
+    // which every test runs (the fuzzers of hostile changes included), keep the checks and
+    // trap on an overlap. Their accesses are plain reads and in-place mutations of arrays,
+    // sets and dictionaries whose elements' deinitializers never touch a document.
+
     /// The actor this replica writes as.
     public private(set) var actor: ActorID
 
     // Actor table: document-local indices to ids.
+    #if DEBUG
     var actors: [ActorID] = []
+    #else
+    @exclusivity(unchecked) var actors: [ActorID] = []
+    #endif
     var actorIndex: [ActorID: Int32] = [:]
     var selfActor: Int32 = 0
     /// The actor `internalID` found last (an index into `actors`; checked before use).
@@ -30,7 +44,11 @@ public final class Document {
             yield &storedObjects
         }
     }
+    #if DEBUG
     var storedObjects: [OpID: ObjectState] = [.root: .map(MapState())]
+    #else
+    @exclusivity(unchecked) var storedObjects: [OpID: ObjectState] = [.root: .map(MapState())]
+    #endif
     /// Largest op counter seen (Lamport clock).
     var maxCounter: Int {
         _read {
@@ -62,7 +80,11 @@ public final class Document {
             yield &storedRecords
         }
     }
+    #if DEBUG
     var storedRecords: [ChangeRecord] = []
+    #else
+    @exclusivity(unchecked) var storedRecords: [ChangeRecord] = []
+    #endif
     var loadedHistory: LoadedHistory? {
         _read {
             if deferredLoad != nil { completeDeferredLoad() }
@@ -94,7 +116,11 @@ public final class Document {
     /// (records are only ever appended, dependencies first), which lets
     /// ``changes(since:)`` answer for heads this document handed out by slicing instead of
     /// walking the whole history.
+    #if DEBUG
     var headsMemo: [(heads: [ChangeHash], count: Int)] = []
+    #else
+    @exclusivity(unchecked) var headsMemo: [(heads: [ChangeHash], count: Int)] = []
+    #endif
 
     /// Forgets `sealedPrefix` and `headsMemo`, for when the records are replaced as a whole
     /// (a load, an adopted state).
@@ -123,7 +149,11 @@ public final class Document {
             yield &storedLastSeq
         }
     }
+    #if DEBUG
     var storedLastSeq: [Int32: Int] = [:]
+    #else
+    @exclusivity(unchecked) var storedLastSeq: [Int32: Int] = [:]
+    #endif
     var lastRecordOfActor: [Int32: Int] {
         _read {
             if deferredLoad != nil { completeDeferredLoad() }
@@ -145,7 +175,11 @@ public final class Document {
             yield &storedHeads
         }
     }
+    #if DEBUG
     var storedHeads: Set<Int> = []
+    #else
+    @exclusivity(unchecked) var storedHeads: Set<Int> = []
+    #endif
     /// The records whose content a redacted save dropped (``HistoryRetention/redacted``):
     /// their hashes come from the save, their deleted text reads as
     /// ``Document/redactedCharacter``, and they are never handed out (`portableChanges`).
@@ -155,17 +189,39 @@ public final class Document {
     var pending: [ChangeHash: Change] = [:]
     /// A local, unsealed change that is the only head: the next local transaction may extend it.
     var openRecord: Int?
+    #if DEBUG
     /// Whether consecutive local changes may be coalesced into one (Loro does the same).
     public var coalescesLocalChanges = true
+    #else
+    /// Whether consecutive local changes may be coalesced into one (Loro does the same).
+    @exclusivity(unchecked) public var coalescesLocalChanges = true
+    #endif
 
+    #if DEBUG
     var undoStack: [UndoEntry] = []
+    #else
+    @exclusivity(unchecked) var undoStack: [UndoEntry] = []
+    #endif
     /// Entries of `undoStack` below this index are forgotten (past `undoLimit`); they are
     /// dropped from the array in batches, so that trimming stays O(1) amortized.
     var undoFloor = 0
+    #if DEBUG
     /// How many local transactions ``undo()`` can go back (older ones are forgotten).
     public var undoLimit = 1000
+    #else
+    /// How many local transactions ``undo()`` can go back (older ones are forgotten).
+    @exclusivity(unchecked) public var undoLimit = 1000
+    #endif
+    #if DEBUG
     var redoStack: [UndoEntry] = []
+    #else
+    @exclusivity(unchecked) var redoStack: [UndoEntry] = []
+    #endif
+    #if DEBUG
     var currentUndo: UndoEntry?
+    #else
+    @exclusivity(unchecked) var currentUndo: UndoEntry?
+    #endif
     var recordingUndo = true
     var replaying = false
     /// Leaf size for new sequences (tests lower it).
@@ -203,7 +259,11 @@ public final class Document {
     /// patches of the transaction in progress.
     let patchSubscribers = PatchSubscribers()
     var patchesWanted = false
+    #if DEBUG
     var localPatches: [Patch] = []
+    #else
+    @exclusivity(unchecked) var localPatches: [Patch] = []
+    #endif
     /// The patches of the remote changes being integrated, while anyone listens (see
     /// `publishingRemotePatches`).
     var remotePatches: RemotePatchLog?

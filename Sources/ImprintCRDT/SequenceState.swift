@@ -5,6 +5,8 @@
 /// lookups go through a per-actor `IDIndex`. Concurrent inserts are ordered by the
 /// FugueMax / YjsMod integration rule (see `docs/crdt-semantics.md`).
 final class SequenceState {
+    // Properties edits touch are `@exclusivity(unchecked)` in release builds only (see the
+    // note on exclusivity at the top of `Document`).
     /// A place in document order: item `offset` of span `span` in `leaf`.
     struct Location {
         var leaf: SpanLeaf
@@ -16,16 +18,32 @@ final class SequenceState {
     }
 
     let isText: Bool
+    #if DEBUG
     var leaves: [SpanLeaf]
+    #else
+    @exclusivity(unchecked) var leaves: [SpanLeaf]
+    #endif
     /// Text: UTF-8 of every item ever inserted (deleted ones too), addressed by spans.
+    #if DEBUG
     var utf8: [UInt8] = []
+    #else
+    @exclusivity(unchecked) var utf8: [UInt8] = []
+    #endif
     /// List: one register per element ever inserted.
+    #if DEBUG
     var elements: [Register] = []
+    #else
+    @exclusivity(unchecked) var elements: [Register] = []
+    #endif
     /// List: each element's value as inserted (history keeps it after overwrites).
     var initialValues: [NewValue] = []
     /// Text: every mark op received, in arrival order (`MarkResolution.swift` resolves
     /// them). Empty for plain text, which then costs nothing more to edit or read.
+    #if DEBUG
     var marks: [(id: OpID, mark: MarkOp)] = []
+    #else
+    @exclusivity(unchecked) var marks: [(id: OpID, mark: MarkOp)] = []
+    #endif
     /// Per-actor id index; built lazily after a bulk load, so loading a document and
     /// reading its text never pays for it.
     var index: [Int32: IDIndex] {

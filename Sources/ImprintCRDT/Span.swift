@@ -33,10 +33,16 @@ struct Span {
 
 /// A leaf of the sequence tree: up to `capacity` spans with cached counts.
 final class SpanLeaf {
+    // Properties edits touch are `@exclusivity(unchecked)` in release builds only (see the
+    // note on exclusivity at the top of `Document`).
     /// Spans per leaf before it splits.
     static let capacity = 64
 
+    #if DEBUG
     var spans: [Span]
+    #else
+    @exclusivity(unchecked) var spans: [Span]
+    #endif
     /// Visible items in this leaf.
     var visible: Int
     /// All items, tombstones included.
