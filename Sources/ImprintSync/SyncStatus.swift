@@ -38,6 +38,15 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     /// Inbox copies of sent messages still to be saved (mailbox delivery; retried at the next
     /// push or pull).
     public var inboxCopiesPending = 0
+    /// The document's mailbox threshold (`share(…, mailboxThreshold:)`, `imprint share
+    /// --mailbox-threshold N`), or nil.
+    public var mailboxThreshold: Int?
+    /// Whether this member reads an inbox zone now: it registered storage of its own, or the
+    /// group is past the threshold or its store's participant limit.
+    public var readsInbox = false
+    /// Inbox copies this object found not to be the message the Delivery Service sequenced
+    /// (planted or damaged), read from the shared zone instead, since it was opened.
+    public var rejectedInboxCopies = 0
 }
 
 extension SharedDocument {
@@ -68,6 +77,9 @@ extension SharedDocument {
             waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason,
             stale: state.staleReason)
         status.inboxCopiesPending = state.inboxPending.reduce(0) { $0 + $1.dids.count }
+        status.mailboxThreshold = state.mailboxThreshold
+        status.readsInbox = readsInbox
+        status.rejectedInboxCopies = rejectedInboxCopies
         return status
     }
 }

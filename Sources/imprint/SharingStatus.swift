@@ -20,6 +20,10 @@ struct SharingStatus: ParsableCommand {
         print("convo \(status.convoId) on \(status.server) as \(status.did)")
         print("epoch \(status.epoch), processed seq \(status.processedSeq) of \(status.latestSeq.map(String.init) ?? "?")")
         print("unpushed changes \(status.unpushedChanges), outbox \(status.outbox), waiting changes \(status.waitingChanges)")
+        if status.readsInbox || status.mailboxThreshold != nil || status.inboxCopiesPending > 0 {
+            let threshold = status.mailboxThreshold.map { "threshold \($0) members" } ?? "no threshold"
+            print("mailbox: \(status.readsInbox ? "reads its inbox" : "reads the shared zone") (\(threshold)), inbox copies pending \(status.inboxCopiesPending)")
+        }
         if !status.bufferedSeqs.isEmpty { print("buffered seqs \(status.bufferedSeqs.map(String.init).joined(separator: ", "))") }
         for gap in status.gaps { print("gap: seq \(gap.seq) (epoch \(gap.epoch), from \(gap.sender)) missing for \(gap.ageSeconds) s") }
         for alert in status.alerts { print("alert: \(alert)") }

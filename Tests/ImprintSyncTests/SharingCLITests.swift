@@ -99,6 +99,25 @@ extension SyncSuites {
             let again = try await cli.failure(["share", a, "--home", ha, "--device", "alice"])
             #expect(again.status == 1 && again.stderr.contains("already shared"))
 
+            // A document shared with a mailbox threshold: past it, members read their inboxes.
+            let m = root + "/mailbox.imprint"
+            _ = try await cli.output(["new", m, "--title", "Mailbox", "--device", "alice"])
+            let zero = try await cli.failure(["share", m, "--mailbox-threshold", "0", "--home", ha, "--device", "alice"])
+            #expect(zero.status != 0 && zero.stderr.contains("--mailbox-threshold"))
+            let mailboxConvo = try await cli.output(["share", m, "--mailbox-threshold", "1", "--home", ha, "--device", "alice"]).lastLine
+            let alone = try await cli.json(["status", m, "--home", ha, "--json"])
+            #expect(alone["mailboxThreshold"] as? Int == 1 && alone["readsInbox"] as? Bool == false, "one member is not past 1: \(alone)")
+            _ = try await cli.output(["invite", m, bobDID, "--home", ha, "--device", "alice"])
+            _ = try await cli.output(["join", mailboxConvo, "-o", root + "/mailbox-b.imprint", "--home", hb, "--device", "bob"])
+            _ = try await cli.output(["edit", m, "--insert", "0", "To Bob's inbox. ", "--device", "alice"])
+            _ = try await cli.output(["push", m, "--home", ha, "--device", "alice"])
+            let received = try await cli.json(["pull", root + "/mailbox-b.imprint", "--home", hb, "--device", "bob", "--json"])
+            #expect(received["messages"] as? Int == 1)
+            let bobStatus = try await cli.json(["status", root + "/mailbox-b.imprint", "--home", hb, "--json"])
+            #expect(bobStatus["mailboxThreshold"] as? Int == 1 && bobStatus["readsInbox"] as? Bool == true, "\(bobStatus)")
+            #expect(try await cli.output(["text", root + "/mailbox-b.imprint"]).stdout == (try await cli.output(["text", m]).stdout))
+            #expect(try await cli.output(["status", m, "--home", ha]).stdout.contains("mailbox: reads its inbox (threshold 1 members)"))
+
             _ = try await cli.output(["remove", a, bobDID, "--home", ha, "--device", "alice"])
             let removed = try await cli.failure(["pull", b, "--home", hb, "--device", "bob"])
             #expect(removed.status == 1 && removed.stderr.contains("removed"))
