@@ -30,7 +30,10 @@ public struct DeliveryServerConfiguration: Sendable {
     /// How often the server deletes the events older than `eventRetention`.
     public var eventRetentionSweep: Duration = .seconds(3600)
 
-    public static let serviceVersion = "0.1.0"
+    /// The Delivery Service API version `_health` reports: the contract's v1 with the
+    /// additions up to v1.5 (docs/delivery-service.md), so a client can tell what a server
+    /// offers before calling it.
+    public static let serviceVersion = "1.5.0"
 
     public init(serviceDID: String? = nil, host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import ImprintServerTestSupport
 import ImprintDelivery
+import ImprintServer
 import Testing
 
 /// Every way a token can be wrong gets a 401 with the contract's error names.
@@ -124,7 +125,7 @@ import Testing
             let health = try await server.client().health()
             #expect(health.status == "ok")
             #expect(health.did == RunningServer.serviceDID)
-            #expect(!health.version.isEmpty)
+            #expect(health.version == DeliveryServerConfiguration.serviceVersion && health.version.hasPrefix("1."))
         }
     }
 }
