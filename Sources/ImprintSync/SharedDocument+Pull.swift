@@ -23,6 +23,9 @@ public struct PullReport: Sendable, Hashable {
     public var epoch: UInt64 = 0
     /// The last seq processed.
     public var seq: Int = 0
+    /// Members this pull renewed because they were away longer than
+    /// `SyncOptions.renewMembersAwayFor` (admins only).
+    public var renewed: [String] = []
 }
 
 extension SharedDocument {
@@ -34,7 +37,11 @@ extension SharedDocument {
     /// in `status` (its record is applied if it arrives while its epoch's keys are kept).
     @discardableResult
     public func pull() async throws -> PullReport {
-        try await exclusive { try await pullNow() }
+        try await exclusive {
+            var report = try await pullNow()
+            report.renewed = await renewIfDue()
+            return report
+        }
     }
 
     func pullNow() async throws -> PullReport {
@@ -155,8 +162,16 @@ extension SharedDocument {
     func livePull() async throws -> PullReport {
         try await exclusive {
             pullingLive = true
-            defer { pullingLive = false }
-            return try await pullNow()
+            var report: PullReport
+            do {
+                report = try await pullNow()
+                pullingLive = false
+            } catch {
+                pullingLive = false
+                throw error
+            }
+            report.renewed = await renewIfDue()
+            return report
         }
     }
 

@@ -68,6 +68,8 @@ public actor SharedDocument {
     /// Inbox copies that were not the message the Delivery Service sequenced (see
     /// `receivePayload`), since this object was opened.
     public internal(set) var rejectedInboxCopies = 0
+    /// When this object last looked for members to renew (`renewIfDue`).
+    var lastRenewalCheck: Date?
     /// Whether the running pull is one of `live`'s (`livePull`).
     var pullingLive = false
     /// Whether a background acknowledgement of the processed cursor is in flight, and the

@@ -40,6 +40,13 @@ public struct SyncOptions: Sendable, Hashable {
     /// without it, they go by `sendEphemeral` and come by `subscribeEphemeral` (an
     /// authenticated request per message): the same guarantees, more latency.
     public var ephemeralSocket = true
+    /// Members away longer than this are renewed by this member's client without being asked,
+    /// when it is an admin of the document (`SharedDocument.renewMembers(awayFor:)`: removed
+    /// and added again with a fresh Welcome, so compaction is not held back for ever and they
+    /// are never locked out). Checked at the end of a pull, at most every quarter of the
+    /// window and at least hourly. nil (the default): only when asked (`imprint compact
+    /// --renew-away-days N`).
+    public var renewMembersAwayFor: Duration?
     public init() {}
 }
 

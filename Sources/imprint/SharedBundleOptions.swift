@@ -12,8 +12,11 @@ struct SharedBundleOptions: ParsableArguments {
 
     /// Opens the shared document (its server unless `--server` says otherwise) and runs
     /// `body` on it; `writes` says whether the command writes under this device's id.
-    func withDocument<T: Sendable>(writes: Bool = true, _ body: @escaping @Sendable (SharedDocument, SyncAccount) async throws -> T) throws -> T {
-        let sync = try account.account(forBundle: bundle)
+    func withDocument<T: Sendable>(writes: Bool = true, adjusting adjust: (inout SyncOptions) -> Void = { _ in },
+                                   _ body: @escaping @Sendable (SharedDocument, SyncAccount) async throws -> T) throws -> T {
+        var adjusted = try account.account(forBundle: bundle)
+        adjust(&adjusted.options)
+        let sync = adjusted
         let (path, id) = (bundle, writes ? try device.resolve() : device.resolveForReading())
         return try runBlocking {
             let doc = try await SharedDocument.open(bundleAt: path, device: id, account: sync)

@@ -151,6 +151,46 @@ extension SyncSuites {
         }
     }
 
+    /// With `SyncOptions.renewMembersAwayFor` set, an admin's ordinary pulls renew members
+    /// away longer than the window, without anyone asking: the member away (with an edit never
+    /// pushed) comes back into the group at its next pull and loses nothing; a member who is
+    /// not an admin renews nobody; a renewal is not tried again before its check interval.
+    @Test(arguments: StoreKind.available)
+    func anAdminsPullsRenewMembersAwayPastTheConfiguredWindow(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            var options = SyncOptions()
+            options.renewMembersAwayFor = .seconds(1)
+            let alice = try await server.person("alice", options: options), bob = try await server.person("bob", options: options)
+            let carol = try await server.person("carol")
+            try alice.createBundle(text: "Start.")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId), carolDoc = try await carol.join(aliceDoc.convoId)
+            _ = try await carolDoc.pull()
+            try carol.edit { try $0.insert("carol-away ", at: 0) }
+            // Carol goes away. Alice writes and Bob keeps up; within the window nobody is renewed.
+            try alice.edit { try $0.insert(" alice-1", at: 0) }
+            try await aliceDoc.push()
+            #expect(try await aliceDoc.pull().renewed.isEmpty)
+            _ = try await bobDoc.pull()
+            try await Task.sleep(for: .milliseconds(1_300))
+            _ = try await bobDoc.pull()  // Bob is behind nobody, and no admin
+            #expect(try await bobDoc.pull().renewed.isEmpty, "Bob is not an admin")
+            let renewing = try await aliceDoc.pull()
+            #expect(renewing.renewed == [carol.did], "\(renewing)")
+            #expect(try await aliceDoc.pull().renewed.isEmpty, "Bob, quiet and now behind by the renewal's commits, is not away")
+            // Carol's next pull ends the old membership and starts the new one; her edit goes out.
+            _ = try await carolDoc.pull()
+            try await carolDoc.push()
+            for doc in [aliceDoc, bobDoc, carolDoc] { _ = try await doc.pull() }
+            let text = try alice.text()
+            #expect(text.contains("carol-away") && text.contains("alice-1"))
+            for person in [bob, carol] { #expect(try person.text() == text, "\(person.name)") }
+            #expect(Set(try await aliceDoc.members().members.map(\.did)) == [alice.did, bob.did, carol.did])
+            #expect(await aliceDoc.status().alerts.isEmpty)
+        }
+    }
+
     /// Change sets big enough to be stored as asset files (over the 48 KiB inline limit) and
     /// small ones inline in the database: after compaction their blob files are gone and the
     /// SQLite file is smaller (its free pages given back).
