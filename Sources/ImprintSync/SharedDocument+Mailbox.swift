@@ -1,7 +1,5 @@
-import Crypto
 import Foundation
 import ImprintDelivery
-import ImprintEncoding
 import ImprintMLS
 import ImprintZones
 
@@ -388,15 +386,15 @@ extension SharedDocument {
                 let zones = try await ownInboxZones()
                 if let chunks = try await Self.payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: inbox, zones: zones) {
                     inboxRead += chunks.records.map(\.recordName)
-                    let ciphertext: [UInt8]?
-                    do {
-                        ciphertext = try await chunks.assemble(from: zones, zoneId: inbox)
-                    } catch let error as ZoneError where error.code == .transport {
-                        throw error
-                    } catch {
-                        ciphertext = nil  // chunks that do not make their payload: not the message
+                    if Self.isSequenced(chunks, hash: hash) {
+                        do {
+                            return try await chunks.assemble(from: zones, zoneId: inbox)
+                        } catch let error as ZoneError where error.code == .transport {
+                            throw error
+                        } catch {
+                            // Chunks that do not make their payload: not the message.
+                        }
                     }
-                    if let ciphertext, Self.isSequenced(ciphertext, hash: hash) { return ciphertext }
                     rejectedInboxCopies += 1
                 }
             } catch let error as ZoneError where error.code == .zoneNotFound || error.code == .forbidden {
@@ -411,18 +409,15 @@ extension SharedDocument {
                 rejectedInboxCopies += 1
             }
         }
-        guard let ciphertext = try await fetchPayload(seq: seq, hash: hash) else { return nil }
-        guard Self.isSequenced(ciphertext, hash: hash) else {
-            throw SyncError(.invalidPayload, "seq \(seq) in the shared zone is not the ciphertext the Delivery Service sequenced (SHA-256 differs)")
-        }
-        return ciphertext
+        return try await fetchPayload(seq: seq, hash: hash)
     }
 
-    /// Whether `ciphertext` is the message whose SHA-256 hex the Delivery Service gave as
-    /// `hash`; true when no hash is known (a gap recorded by an older version).
-    static func isSequenced(_ ciphertext: [UInt8], hash: String) -> Bool {
-        guard hash.count == 64 else { return true }
-        return Hex.encode(SHA256.hash(data: ciphertext)) == hash.lowercased()
+    /// Whether `chunks` carry the message whose SHA-256 hex the Delivery Service gave as
+    /// `hash` (true when no hash is known: a gap recorded by an older version). Their payload
+    /// hash is all there is to compare: reading them checks every byte against it
+    /// (`PayloadChunks.assemble`), so nothing is hashed twice.
+    static func isSequenced(_ chunks: PayloadChunks, hash: String) -> Bool {
+        hash.count != 64 || chunks.payloadHash == hash.lowercased()
     }
 
     /// Deletes the inbox copies this pull read, after what they carried is durable, as many

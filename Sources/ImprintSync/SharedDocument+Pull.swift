@@ -162,14 +162,9 @@ extension SharedDocument {
     func livePull() async throws -> PullReport {
         try await exclusive {
             pullingLive = true
-            var report: PullReport
-            do {
-                report = try await pullNow()
-                pullingLive = false
-            } catch {
-                pullingLive = false
-                throw error
-            }
+            defer { pullingLive = false }
+            var report = try await pullNow()
+            pullingLive = false  // renewing is not on the live path
             report.renewed = await renewIfDue()
             return report
         }
@@ -399,14 +394,20 @@ extension SharedDocument {
                 // Chunked, or not in the zone yet: the records say which.
             }
         }
-        return try await Self.fetchPayload(seq: seq, convoId: convoId, account: account)
+        return try await Self.fetchPayload(seq: seq, convoId: convoId, account: account, sequencedHash: hash)
     }
 
     /// The whole ciphertext of message `seq` from the chunk records of `zoneId` (default: the
-    /// document's shared zone), or nil if they are not all there.
-    static func fetchPayload(seq: Int, convoId: String, account: SyncAccount, zoneId: String? = nil) async throws -> [UInt8]? {
+    /// document's shared zone), or nil if they are not all there. With `sequencedHash`, records
+    /// that carry another payload are not the message (`SyncError.Code.invalidPayload`).
+    static func fetchPayload(seq: Int, convoId: String, account: SyncAccount, zoneId: String? = nil,
+                             sequencedHash: String? = nil) async throws -> [UInt8]? {
         let zoneId = zoneId ?? "doc_\(convoId)"
         guard let chunks = try await payloadChunks(seq: seq, convoId: convoId, account: account, zoneId: zoneId) else { return nil }
+        if let sequencedHash, !isSequenced(chunks, hash: sequencedHash) {
+            throw SyncError(.invalidPayload,
+                            "seq \(seq) in \(zoneId) carries payload \(chunks.payloadHash), not the \(sequencedHash) the Delivery Service sequenced")
+        }
         return try await chunks.assemble(from: account.zones, zoneId: zoneId)
     }
 
