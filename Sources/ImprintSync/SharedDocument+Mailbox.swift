@@ -163,58 +163,6 @@ extension SharedDocument {
         }
     }
 
-    /// Saves every queued inbox copy: for each message, the copies to each server at once
-    /// (`saveInline`, `saveChunked`), so a slow or unreachable server holds up only its own.
-    /// Copies for members no longer in the group, or who processed the seq already, are
-    /// dropped; so is a copy whose inbox does not
-    /// exist or refuses for good (that recipient reads the shared zone), and one that failed
-    /// `MailboxPolicy.maximumAttempts` times. Others that fail stay queued.
-    func deliverInboxCopies(known: [Int: [UInt8]] = [:]) async throws {
-        guard !state.inboxPending.isEmpty else { return }
-        let members = Set(try MemberCredential.roster(of: group).values)
-        // A retried copy is of no use to a recipient who has processed its seq meanwhile (read
-        // from the shared zone while its inbox was unreachable): asked once per round.
-        var processed: [String: Int] = [:]
-        if state.inboxPending.contains(where: { known[$0.seq] == nil }),
-           let cursors = try? await account.delivery.getCursors(convoId: convoId) {
-            processed = Dictionary(cursors.cursors.map { ($0.did, $0.processedSeq) }, uniquingKeysWith: max)
-        }
-        var remaining: [SyncState.InboxDelivery] = []
-        var order: [Int] = [], bySeq: [Int: [SyncState.InboxDelivery]] = [:]
-        for var delivery in state.inboxPending {
-            delivery.dids = delivery.dids.filter { members.contains($0) && processed[$0, default: 0] < delivery.seq }
-            guard !delivery.dids.isEmpty else { continue }
-            if bySeq[delivery.seq] == nil { order.append(delivery.seq) }
-            bySeq[delivery.seq, default: []].append(delivery)
-        }
-        for seq in order {
-            let deliveries = bySeq[seq]!
-            var ciphertext = known[seq]
-            if ciphertext == nil { ciphertext = try await Self.fetchPayload(seq: seq, convoId: convoId, account: account) }
-            guard let ciphertext else {
-                remaining += deliveries  // not readable from the shared zone right now
-                continue
-            }
-            var targets: [InboxTarget?] = []
-            for delivery in deliveries { targets.append(try await inboxTarget(for: delivery)) }
-            let work = Array(zip(deliveries, targets)), convoId = convoId
-            let outcomes = try await concurrentMap(work, width: MailboxPolicy.parallelSaves) { delivery, target in
-                guard let target else { return delivery.dids.map { ($0, InboxOutcome.failed) } }  // its server did not answer
-                return try await Self.saveCopies(ciphertext, delivery: delivery, convoId: convoId, target: target)
-            }
-            for (delivery, results) in zip(deliveries, outcomes) {
-                let failed = results.filter { if case .failed = $0.1 { true } else { false } }.map(\.0)
-                guard !failed.isEmpty, delivery.failures + 1 < MailboxPolicy.maximumAttempts else { continue }
-                var left = delivery
-                left.dids = delivery.dids.filter(failed.contains)
-                left.failures += 1
-                remaining.append(left)
-            }
-        }
-        state.inboxPending = remaining
-        try saveState()
-    }
-
     /// Withdraws this document's write capability from this member's own server once its
     /// membership ended (left or removed): the last epoch's members, whoever they are now,
     /// can no longer append. Best effort: a server that is down keeps it until the owner
@@ -233,20 +181,6 @@ extension SharedDocument {
 
     /// The write capability of `owner`'s inbox on a server of its own, in this member's epoch.
     func inboxCapability(of owner: String) throws -> String { try InboxCapability.value(for: owner, in: group) }
-
-    /// The target of `delivery`'s copies, or nil when the recipients' own server cannot be reached.
-    func inboxTarget(for delivery: SyncState.InboxDelivery) async throws -> InboxTarget? {
-        guard let endpoint = delivery.endpoint else { return InboxTarget(zones: account.zones) }
-        let foreign: HTTPZoneStore
-        do {
-            foreign = try await account.endpoints.store(at: endpoint)
-        } catch {
-            return nil
-        }
-        var capabilities: [String: String] = [:]
-        for did in delivery.dids { capabilities[did] = try inboxCapability(of: did) }
-        return InboxTarget(zones: foreign, foreign: foreign, capabilities: capabilities)
-    }
 
     /// One message's copies for one server's recipients, in one fan-out (`saveToInboxes`, as
     /// many requests as its limits need): a small message inline, a large one as chunk records

@@ -105,6 +105,12 @@ public actor SharedDocument {
     var previewsDropped = 0
     /// The ephemeral socket `live` holds open (`SharedDocument+EphemeralChannel`), if any.
     var ephemeralChannel: EphemeralChannel?
+    /// The courier on its way to each server with inbox copies, by `courierKey`
+    /// (`SharedDocument+InboxCouriers`).
+    var inboxCouriers: [String: RunningCourier] = [:]
+    /// For each courier a push stopped waiting for: the task that records its outcome when it
+    /// arrives (`finishInboxCopies` waits for them).
+    var lateCouriers: [String: Task<Void, Never>] = [:]
 
     init(account: SyncAccount, bundle: DocumentBundle, group: MLSGroup, cursor: ProcessedCursor, state: SyncState) {
         self.account = account

@@ -47,6 +47,11 @@ public struct SyncOptions: Sendable, Hashable {
     /// window and at least hourly. nil (the default): only when asked (`imprint compact
     /// --renew-away-days N`).
     public var renewMembersAwayFor: Duration?
+    /// How long a push waits for its inbox copies to reach their servers (mailbox delivery,
+    /// 2 seconds by default). Copies still on their way then arrive in the background and
+    /// are recorded when they do, so one recipient's slow server does not hold up the push,
+    /// nor the next one (`SharedDocument.finishInboxCopies()` waits for them).
+    public var inboxCopyWait: Duration = .seconds(2)
     public init() {}
 }
 

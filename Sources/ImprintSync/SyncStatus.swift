@@ -38,6 +38,8 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     /// Inbox copies of sent messages still to be saved (mailbox delivery; retried at the next
     /// push or pull).
     public var inboxCopiesPending = 0
+    /// Of those, the copies a courier is carrying right now (the rest wait for the next push).
+    public var inboxCopiesInFlight = 0
     /// The document's mailbox threshold (`share(…, mailboxThreshold:)`, `imprint share
     /// --mailbox-threshold N`), or nil.
     public var mailboxThreshold: Int?
@@ -77,6 +79,8 @@ extension SharedDocument {
             waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason,
             stale: state.staleReason)
         status.inboxCopiesPending = state.inboxPending.reduce(0) { $0 + $1.dids.count }
+        status.inboxCopiesInFlight = state.inboxPending.filter { inboxCouriers[Self.courierKey($0.endpoint)]?.seqs.contains($0.seq) == true }
+            .reduce(0) { $0 + $1.dids.count }
         status.mailboxThreshold = state.mailboxThreshold
         status.readsInbox = readsInbox
         status.rejectedInboxCopies = rejectedInboxCopies

@@ -59,6 +59,7 @@ extension SyncBenchmark {
                 let before = try await ServerTraffic.read(serverURL)
                 let start = ContinuousClock.now
                 let report = try await doc.push()
+                await doc.finishInboxCopies()  // until the last inbox copy is saved
                 let ms = (ContinuousClock.now - start).inMilliseconds
                 let traffic = try await ServerTraffic.read(serverURL) - before
                 if isMailbox {

@@ -234,6 +234,7 @@ enum CoEditingDemo {
         try await benAgain.pull()  // registers this epoch's capability on his server
         try await adaDoc.edit { try $0.insert(" Ben's server has it.", at: try $0.text().count) }
         guard let viaOwn = try await adaDoc.push().seq else { throw DemoReport.Failure(description: "ada's edit was not sent") }
+        await adaDoc.finishInboxCopies()
         let ownZones = try await benOwn.endpoints.store(at: own.url)
         let inboxBefore = try await ownZones.fetchChanges(zoneId: "inbox_\(benOwn.did)", since: nil, limit: 100).records.filter { !$0.deleted }
         try await benAgain.pull()

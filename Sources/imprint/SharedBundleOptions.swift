@@ -20,7 +20,11 @@ struct SharedBundleOptions: ParsableArguments {
         let (path, id) = (bundle, writes ? try device.resolve() : device.resolveForReading())
         return try runBlocking {
             let doc = try await SharedDocument.open(bundleAt: path, device: id, account: sync)
-            return try await body(doc, sync)
+            let result = try await body(doc, sync)
+            // Inbox copies a push left on their way (a recipient's slow server) arrive before
+            // the process ends, instead of waiting for the next run.
+            await doc.finishInboxCopies()
+            return result
         }
     }
 }

@@ -231,6 +231,63 @@ extension SyncSuites {
         #expect(tried.withLock { $0 }.count == MailboxPolicy.uploadHolderAttempts)
     }
 
+    /// A recipient's own server that is slow (here: its database is held by another writer,
+    /// so its saves wait) holds up neither the sender's push nor the other recipients' copies:
+    /// the push returns once `inboxCopyWait` has passed, with the slow server's copy still on
+    /// its way and durably queued; the next push does not wait for that server again; when the
+    /// server is back to speed, the copies arrive in order and the recipient converges.
+    @Test(arguments: StoreKind.available)
+    func aSlowOwnServerHoldsUpNeitherThePushNorTheOtherRecipients(kind: StoreKind) async throws {
+        try await Self.withTwoServers(kind) { server, own, ownDirectory in
+            var quick = SyncOptions()
+            quick.inboxCopyWait = .milliseconds(300)
+            let ada = try await server.person("ada", options: quick)
+            let ben = try await Self.registering(try await server.person("ben"), at: own.baseURL)
+            let cy = try await server.person("cy")
+            try ada.createBundle(text: "Start.")
+            let adaDoc = try await SharedDocument.share(bundleAt: ada.bundlePath, device: ada.device, account: ada.account,
+                                                        mailboxThreshold: 1)
+            try await adaDoc.invite([ben.did, cy.did])
+            let benDoc = try await ben.join(adaDoc.convoId), cyDoc = try await cy.join(adaDoc.convoId)
+            for doc in [adaDoc, benDoc, cyDoc] { _ = try await doc.pull() }  // ben's capability reaches his server
+
+            // Another writer holds ben's server's database: every save there waits (up to the
+            // server's 10 s busy timeout).
+            let lock = try HeldWriteLock(path: ownDirectory + "/delivery.sqlite")
+            var released = false
+            defer { if !released { lock.release() } }
+
+            try ada.edit { try $0.insert(" SLOW-1", at: 0) }
+            let first = try #require(try await adaDoc.push().seq)
+            var status = await adaDoc.status()
+            #expect(status.inboxCopiesPending == 1 && status.inboxCopiesInFlight == 1,
+                    "ben's copy is on its way, not failed or waited for: \(status.inboxCopiesPending) pending, \(status.inboxCopiesInFlight) in flight")
+            try ada.edit { try $0.insert(" SLOW-2", at: 0) }
+            let second = try #require(try await adaDoc.push().seq)
+            status = await adaDoc.status()
+            #expect(status.inboxCopiesPending == 2 && status.inboxCopiesInFlight == 1, "the second copy waits for the courier on its way")
+            // cy's copies, on the document's server, arrived meanwhile (the lock is still held).
+            let cyInbox = try await cy.liveRecords(in: "inbox_\(cy.did)").map(\.recordName).sorted()
+            #expect(cyInbox == ["\(adaDoc.convoId)-\(first).0", "\(adaDoc.convoId)-\(second).0"].sorted())
+
+            lock.release()
+            released = true
+            // The late courier arrives, records its copy and takes the second. (On a machine so
+            // loaded that a save outwaited the busy timeout, the copy failed and stays queued:
+            // the next push carries it.)
+            for _ in 0..<5 {
+                await adaDoc.finishInboxCopies()
+                if await adaDoc.status().inboxCopiesPending == 0 { break }
+                _ = try await adaDoc.push()
+            }
+            #expect(await adaDoc.status().inboxCopiesPending == 0)
+            #expect(try await Self.ownInbox(ben) == ["\(adaDoc.convoId)-\(first).0", "\(adaDoc.convoId)-\(second).0"].sorted())
+            _ = try await benDoc.pull()
+            #expect(try ben.text() == ada.text() && ben.text().contains("SLOW-2"))
+            #expect(try await Self.ownInbox(ben).isEmpty, "ben read his copies from his own server")
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func anOwnServerThatWasDownGetsItsCopiesFromTheSendersDurableState(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
