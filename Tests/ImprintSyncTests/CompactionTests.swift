@@ -68,13 +68,26 @@ extension SyncSuites {
             // Carol comes back: she catches up from what was kept, then compaction moves on.
             _ = try await carolDoc.pull()
             _ = try await bobDoc.pull()
+            func messageEventSeqs(of person: Person) async throws -> [Int] {
+                try await server.server.store.events(recipient: person.did, after: 0, limit: 10_000).compactMap { event in
+                    if case .message(let message) = event.payload { return message.message.seq }
+                    return nil
+                }
+            }
+            let eventSeqsBefore = try await messageEventSeqs(of: carol)
             let second = try await aliceDoc.compact()
             let newPoint = try #require(second.zone?.compactedBefore, "seed \(seed)")
+            #expect(eventSeqsBefore.contains { $0 < newPoint })
             #expect(newPoint == first.snapshotSeq, "seed \(seed)")
             let afterSecond = try await Self.changeRecordSeqs(aliceDoc, alice)
             #expect(afterSecond.allSatisfy { $0 >= newPoint } && afterSecond.count < afterFirst.count, "seed \(seed)")
             let messages = try await alice.account.delivery.getMessages(convoId: aliceDoc.convoId, sinceSeq: 0, limit: 1000)
             #expect(messages.messages.first?.seq == newPoint, "the Delivery Service forgot the messages below the point")
+            // And their `message` events: Carol's subscription starts at the point (membership
+            // events stay for the retention window).
+            let eventSeqs = try await messageEventSeqs(of: carol)
+            #expect(!eventSeqs.isEmpty && eventSeqs.allSatisfy { $0 >= newPoint },
+                    "message events below \(newPoint) forgotten: \(eventSeqs.prefix(5)); seed \(seed)")
             #expect(second.cursors.firstKeptSeq == newPoint)
 
             // A late joiner starts from its own snapshot; everyone converges on every edit.

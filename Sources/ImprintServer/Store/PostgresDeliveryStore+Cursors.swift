@@ -63,6 +63,15 @@ extension PostgresDeliveryStore {
     /// Forgets the convo's messages below `seq` and records where the kept ones begin; returns
     /// how many were forgotten. Run inside the transaction that deletes their records.
     package func forgetMessages(_ connection: PostgresConnection, convoId: String, before seq: Int) async throws -> Int {
+        // Their `message` events too (SQLiteDeliveryStore.forgetMessages says why).
+        try await connection.query("""
+            WITH doomed AS (
+                DELETE FROM event_payloads p USING messages m
+                WHERE m.convo_id = \(convoId) AND m.seq = \(seq) AND p.convo_id = \(convoId) AND p.created_at <= m.sent_at
+                AND p.kind = 'message' AND (p.payload::json->>'seq')::BIGINT < \(seq)
+                RETURNING p.id)
+            DELETE FROM events WHERE payload_id IN (SELECT id FROM doomed)
+            """, logger: logger)
         let forgotten = try await Self.single(Int.self, connection.query(
             "WITH gone AS (DELETE FROM messages WHERE convo_id = \(convoId) AND seq < \(seq) RETURNING 1) SELECT COUNT(*)::BIGINT FROM gone",
             logger: logger)) ?? 0

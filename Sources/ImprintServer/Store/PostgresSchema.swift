@@ -160,6 +160,11 @@ enum PostgresSchema {
             "CREATE INDEX welcomes_by_blob ON welcomes (blob_id)",
             sendMessageFunction,
         ]),
+        // Compaction forgets a convo's `message` events below its point with its messages
+        // (`forgetMessages`): found by convo and time.
+        (9, [
+            "CREATE INDEX event_payloads_by_convo ON event_payloads (convo_id, created_at)",
+        ]),
     ]
 
     /// Advisory-lock namespaces (the first key of `pg_advisory_xact_lock(int4, int4)`, a space

@@ -61,9 +61,25 @@ extension SQLiteDeliveryStore {
     }
 
     /// Forgets the convo's messages below `seq` (their commits included: every active member
-    /// processed them) and records where the kept ones begin. Run inside the transaction that
-    /// deletes their records, after checking `seq` against `compactionPoint`.
+    /// processed them) with their `message` events, and records where the kept ones begin.
+    /// Run inside the transaction that deletes their records, after checking `seq` against
+    /// `compactionPoint`.
+    ///
+    /// A `message` event only tells its recipients that the message is there to read; once
+    /// every active member's cursor is past it, nobody needs it, so it goes now rather than
+    /// at the end of the retention window (`EventRetention`). Membership and Welcome events
+    /// wait for the window. The events scanned are those stored no later than message `seq`
+    /// (`created_at`, the message's `sent_at`), through `event_payloads_by_convo`.
     package static func forgetMessages(_ db: Database, convoId: String, before seq: Int) throws -> Int {
+        if let sentAt = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT sent_at FROM messages WHERE convo_id = ? AND seq = ?"), arguments: [convoId, seq]) {
+            let doomed = """
+                SELECT id FROM event_payloads WHERE convo_id = ? AND created_at <= ? AND kind = 'message'
+                AND json_extract(payload, '$.seq') < ?
+                """
+            try db.execute(cached: "DELETE FROM events WHERE payload_id IN (\(doomed))", arguments: [convoId, sentAt, seq])
+            try db.execute(cached: "DELETE FROM event_payloads WHERE id IN (\(doomed))", arguments: [convoId, sentAt, seq])
+        }
         try db.execute(cached: "DELETE FROM messages WHERE convo_id = ? AND seq < ?", arguments: [convoId, seq])
         let forgotten = db.changesCount
         try db.execute(cached: "UPDATE convos SET compacted_before = MAX(compacted_before, ?) WHERE id = ?", arguments: [seq, convoId])

@@ -125,5 +125,10 @@ enum SQLiteSchema {
         ALTER TABLE welcomes DROP COLUMN epoch;
         CREATE INDEX welcomes_by_blob ON welcomes (blob_id);
         """),
+        // Compaction forgets a convo's `message` events below its point with its messages
+        // (`forgetMessages`): found by convo and time.
+        (6, """
+        CREATE INDEX event_payloads_by_convo ON event_payloads (convo_id, created_at);
+        """),
     ]
 }
