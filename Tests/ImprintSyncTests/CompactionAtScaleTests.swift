@@ -38,7 +38,7 @@ extension SyncSuites {
             for index in 1...total {
                 let word = "w\(index)x\(UInt16.random(in: 0...UInt16.max, using: &rng))"
                 words.append(word)
-                try alice.edit { try $0.insert(" \(word)", at: 0) }
+                try alice.edit { try $0.insert(" \(word) ", at: 0) }
                 try await aliceDoc.push()
                 if index % pullEvery == 0 {
                     _ = try await bobDoc.pull()
@@ -53,10 +53,13 @@ extension SyncSuites {
                         mostRecords = max(mostRecords, kept.count)
                     }
                 }
+                if total >= 1000 && index % 1000 == 0 {
+                    print("CompactionAtScaleTests.\(kind): \(index) change sets at \(Date()), at most \(mostRecords) records so far")
+                }
                 if index == total / 10 {
                     // Carol goes away with an edit she has not pushed.
                     _ = try await carolDoc.pull()
-                    try carol.edit { try $0.insert(" \(carolsWord)", at: 0) }
+                    try carol.edit { try $0.insert(" \(carolsWord) ", at: 0) }
                     carolAway = true
                     carolCursor = try #require(try await alice.account.delivery.getCursors(convoId: aliceDoc.convoId)
                         .cursors.first { $0.did == carol.did }?.processedSeq)

@@ -124,6 +124,10 @@ struct Person: Sendable {
                 batch = try await account.zones.fetchChanges(zoneId: zoneId, since: token, limit: 1000)
             } catch let error as ZoneError where error.code == .zoneNotFound {
                 return []
+            } catch let error as ZoneError where error.code == .changeTokenExpired && token != nil {
+                // The server compacted the zone between two pages: read it again from the start.
+                (records, token) = ([], nil)
+                continue
             }
             records += batch.records.filter { !$0.deleted }
             token = batch.changeToken
