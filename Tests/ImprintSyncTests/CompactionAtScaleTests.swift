@@ -38,7 +38,7 @@ extension SyncSuites {
             for index in 1...total {
                 let word = "w\(index)x\(UInt16.random(in: 0...UInt16.max, using: &rng))"
                 words.append(word)
-                try alice.edit { try $0.insert(" \(word) ", at: 0) }
+                try await aliceDoc.edit { try $0.insert(" \(word) ", at: 0) }  // as an app edits: in the open document
                 try await aliceDoc.push()
                 if index % pullEvery == 0 {
                     _ = try await bobDoc.pull()
