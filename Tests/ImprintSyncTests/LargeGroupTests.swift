@@ -7,7 +7,8 @@ import Testing
 
 /// A group past CloudKit's 100 participants on a real server: one commit adds 149 members,
 /// members write, some leave and others join during the run, and every member still in the
-/// group ends with the same text holding every edit exactly once. The document's mailbox
+/// group ends with the same text holding every edit exactly once; at the end six members push
+/// while two leave and a newcomer is invited, all at once. The document's mailbox
 /// threshold is 148, so the run crosses it both ways: 150 members deliver to inboxes, 147
 /// (after three left) to the shared zone only, 149 (after two joined) to inboxes again. In CI `IMPRINT_LARGE_GROUP_WRITERS`
 /// members write (default 12); a wide run sets it to the group size (every member writes).
@@ -82,8 +83,43 @@ extension SyncSuites {
             let copies = try await inbox()
             #expect(copies == writers.count + 2, "\(Self.members - 1) members: copies again; seed \(seed)")
 
+            // While members write, two more leave and a third newcomer is invited: pushes race
+            // the commits (a push in an ended epoch goes out again in the next).
+            let racingLeavers = Array(nonWriters.dropFirst(4).prefix(2))
+            let thirdNewcomer = try await server.person("late-3")
+            let racingWriters = Array(writers.dropFirst().prefix(6))
+            var racingMarkers: [(Person, String)] = []
+            for writer in racingWriters {
+                let marker = "race-\(writer.name)-\(UInt32.random(in: 0...UInt32.max, using: &rng))"
+                racingMarkers.append((writer, marker))
+                markers.append(marker)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (writer, marker) in racingMarkers {
+                    let doc = docs[writer.name]!
+                    group.addTask {
+                        try await doc.edit { try $0.insert(" \(marker)", at: 0) }
+                        try await doc.push()
+                    }
+                }
+                for leaver in racingLeavers {
+                    let doc = docs[leaver.name]!
+                    group.addTask { try await doc.leave() }
+                }
+                group.addTask {
+                    try await ownerDoc.invite([thirdNewcomer.did])
+                    try await ownerDoc.update()  // removes whoever has left by now
+                }
+                try await group.waitForAll()
+            }
+            try await ownerDoc.update()  // and whoever left after that
+            // A push that lost the race to a commit left its changes unsent; the next sends them.
+            for writer in racingWriters { _ = try await docs[writer.name]!.push() }
+            docs[thirdNewcomer.name] = try await thirdNewcomer.join(ownerDoc.convoId)
+            let allLeavers = leavers + racingLeavers
+
             // Everyone still in the group catches up and holds the same text with every edit.
-            let stayers = (people + newcomers).filter { person in !leavers.contains { $0.name == person.name } }
+            let stayers = (people + newcomers + [thirdNewcomer]).filter { person in !allLeavers.contains { $0.name == person.name } }
             let stayerDocs = stayers.map { docs[$0.name]! }
             _ = try await Self.forEach(stayerDocs) { doc in try await doc.pull() }
             _ = try await ownerDoc.pull()
@@ -97,6 +133,7 @@ extension SyncSuites {
             let roster = try await ownerDoc.members().members.map(\.did)
             #expect(Set(roster) == Set(stayers.map(\.did)), "the group is exactly who stayed; seed \(seed)")
             #expect(try await inbox() == 0, "the probe read and cleared its inbox; seed \(seed)")
+            for writer in racingWriters { #expect(try await docs[writer.name]!.status().unpushedChanges == 0, "\(writer.name); seed \(seed)") }
         }
     }
 }
