@@ -19,12 +19,6 @@ struct InboxCourierItem: Sendable {
     var capabilities: [String: String]
 }
 
-/// A courier on its way: its task and the seqs it carries.
-struct RunningCourier: Sendable {
-    var task: Task<[InboxCopyOutcome], Never>
-    var seqs: Set<Int>
-}
-
 /// Inbox copies are carried by one **courier** per server: a task that saves that server's
 /// queued copies, message after message, apart from the operation that queued them.
 ///
@@ -83,10 +77,13 @@ extension SharedDocument {
             recordCourierOutcomes(outcomes)
         }
         if !arrived.isEmpty { try saveState() }
-        for (key, courier) in started where arrived[key] == nil {
-            lateCouriers[key] = Task.detached { [self] in
-                await self.courierArrivedLate(key, outcomes: await courier.value)
-            }
+        for (key, courier) in started where arrived[key] == nil { awaitLate(courier, key: key) }
+    }
+
+    /// Leaves `courier` to arrive by itself: `lateCouriers[key]` records its outcome when it does.
+    func awaitLate(_ courier: Task<[InboxCopyOutcome], Never>, key: String) {
+        lateCouriers[key] = Task.detached { [self] in
+            await self.courierArrivedLate(key, outcomes: await courier.value)
         }
     }
 
@@ -118,7 +115,7 @@ extension SharedDocument {
         for (key, items) in byServer {
             let carried = known.filter { seq, _ in items.contains { $0.delivery.seq == seq } }
             let courier = Task.detached { await Self.carry(items, known: carried, convoId: convoId, account: account) }
-            inboxCouriers[key] = RunningCourier(task: courier, seqs: Set(items.map(\.delivery.seq)))
+            inboxCouriers[key] = Set(items.map(\.delivery.seq))
             started[key] = courier
         }
         return started
@@ -138,9 +135,7 @@ extension SharedDocument {
                 let carried = Set(outcomes.map(\.seq))
                 let next = state.inboxPending.contains { Self.courierKey($0.endpoint) == key && !carried.contains($0.seq) }
                 guard next, let courier = try startCouriers(known: [:])[key] else { return }
-                lateCouriers[key] = Task.detached { [self] in
-                    await self.courierArrivedLate(key, outcomes: await courier.value)
-                }
+                awaitLate(courier, key: key)
             }
         } catch {
             // The outcomes are not recorded: the copies stay queued and are carried again by

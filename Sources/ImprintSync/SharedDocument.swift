@@ -105,9 +105,9 @@ public actor SharedDocument {
     var previewsDropped = 0
     /// The ephemeral socket `live` holds open (`SharedDocument+EphemeralChannel`), if any.
     var ephemeralChannel: EphemeralChannel?
-    /// The courier on its way to each server with inbox copies, by `courierKey`
-    /// (`SharedDocument+InboxCouriers`).
-    var inboxCouriers: [String: RunningCourier] = [:]
+    /// The seqs carried by the courier on its way to each server with inbox copies, by
+    /// `courierKey` (`SharedDocument+InboxCouriers`).
+    var inboxCouriers: [String: Set<Int>] = [:]
     /// For each courier a push stopped waiting for: the task that records its outcome when it
     /// arrives (`finishInboxCopies` waits for them).
     var lateCouriers: [String: Task<Void, Never>] = [:]

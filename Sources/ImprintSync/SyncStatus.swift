@@ -79,7 +79,7 @@ extension SharedDocument {
             waitingChanges: bundle.document.pendingChangeCount, alerts: state.alerts, ended: state.endedReason,
             stale: state.staleReason)
         status.inboxCopiesPending = state.inboxPending.reduce(0) { $0 + $1.dids.count }
-        status.inboxCopiesInFlight = state.inboxPending.filter { inboxCouriers[Self.courierKey($0.endpoint)]?.seqs.contains($0.seq) == true }
+        status.inboxCopiesInFlight = state.inboxPending.filter { inboxCouriers[Self.courierKey($0.endpoint)]?.contains($0.seq) == true }
             .reduce(0) { $0 + $1.dids.count }
         status.mailboxThreshold = state.mailboxThreshold
         status.readsInbox = readsInbox
