@@ -45,11 +45,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // TLS for the ephemeral socket's client (already in the graph through async-http-client).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The ephemeral socket (DS v1.5): WebSocket frames and session (WSCore, server side,
-        // under Hummingbird's HTTP/1 channel) and the client (WSClient). hummingbird-websocket's
+        // under Hummingbird's HTTP/1 channel); the tests' raw client (WSClient). hummingbird-websocket's
         // own upgrade channel answers a refused upgrade with a bare 400, not the contract's error.
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         // MARK: end Delivery
@@ -225,7 +227,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,4 @@
 import Foundation
-import WSClient
 
 extension DeliveryClient {
     /// v1.5: opens this member's ephemeral socket on `convoId` (``EphemeralChannel``): one
@@ -17,7 +16,7 @@ extension DeliveryClient {
         let authorization = request.headers.first(name: "Authorization") ?? ""
         do {
             return try await EphemeralChannel.open(url: request.url, authorization: authorization, convoId: convoId)
-        } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
+        } catch let error as EphemeralUpgradeRefused {
             // Refused: ask again as plain HTTP (a fresh token) to learn why, in the
             // contract's terms. A service without the method answers 404 NotFound "no such
             // method" (an unknown convo is also a 404 NotFound, with another message).

@@ -1,15 +1,18 @@
 import Foundation
-import Logging
 import NIOCore
-import WSClient
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
 
 /// A member's ephemeral socket on one convo (v1.5, `ephemeralSocket`): ephemeral messages
 /// both ways over one WebSocket, authenticated once when it opened, instead of a signed POST
 /// per ``send(_:)`` and an SSE stream. Open it with `DeliveryClient.openEphemeralChannel(convoId:)`.
 ///
-/// - ``send(_:)`` relays a message exactly as `sendEphemeral` would (same checks, same relay to
-///   every member's socket and SSE stream), without a response: a send the service refuses
-///   closes the socket (``EphemeralChannelClosed``) instead.
+/// - ``send(_:)`` (and ``sendNow(_:)``, which does not suspend) relays a message exactly as
+///   `sendEphemeral` would (same checks, same relay to every member's socket and SSE stream),
+///   without a response: a send the service refuses closes the socket
+///   (``EphemeralChannelClosed``) instead.
 /// - ``messages`` yields the other members' messages from the moment the socket opened, the
 ///   member's own left out; it keeps the newest ``bufferedMessages`` while nobody reads. It
 ///   finishes when the socket closes: without an error when the service shuts down or the
@@ -19,16 +22,22 @@ import WSClient
 /// - ``close()`` (or the end of iterating ``messages``, or the last reference going away)
 ///   closes the socket.
 ///
+/// The socket is driven by SwiftNIO directly: a frame that arrives is decoded on the
+/// connection's event loop and handed to ``messages`` there, and ``sendNow(_:)`` hands its
+/// frame to the event loop from whatever thread calls it. No task sits between the socket and
+/// either side, so a message costs no hop through Swift's cooperative pool (which a busy
+/// process may have filled with its own work) on the way in or out.
+///
 /// ```swift
 /// if let channel = try await client.openEphemeralChannel(convoId: convo) {
-///     try await channel.send(SendEphemeralInput(convoId: convo, epoch: epoch, data: sealed, kind: EphemeralKind.presence))
+///     try channel.sendNow(SendEphemeralInput(convoId: convo, epoch: epoch, data: sealed, kind: EphemeralKind.presence))
 ///     for try await message in channel.messages { print(message.sender, message.effectiveKind) }
 /// }
 /// ```
 public final class EphemeralChannel: Sendable {
     /// Messages ``messages`` holds while its reader is busy (the service's hub holds as many).
     public static let bufferedMessages = 64
-    /// Largest frame read from the service.
+    /// Largest message read from the service.
     static let maxFrameSize = 1 << 20
 
     /// The convo of every message sent and received.
@@ -36,71 +45,125 @@ public final class EphemeralChannel: Sendable {
     /// The other members' messages (see the type's description for how it ends).
     public let messages: AsyncThrowingStream<EphemeralMessage, any Error>
 
-    private let outbound: WebSocketOutboundWriter
-    private let connection: Task<Void, Never>
+    private let channel: any Channel
+    private let handler: NIOLoopBound<EphemeralChannelHandler>
 
-    private init(convoId: String, messages: AsyncThrowingStream<EphemeralMessage, any Error>, outbound: WebSocketOutboundWriter,
-                 connection: Task<Void, Never>) {
+    private init(convoId: String, messages: AsyncThrowingStream<EphemeralMessage, any Error>, channel: any Channel,
+                 handler: NIOLoopBound<EphemeralChannelHandler>) {
         self.convoId = convoId
         self.messages = messages
-        self.outbound = outbound
-        self.connection = connection
+        self.channel = channel
+        self.handler = handler
     }
 
-    deinit { connection.cancel() }
+    deinit { close() }
 
-    /// Relays `input` to the members of ``convoId`` connected now. Throws without sending
-    /// when `input` is for another convo or breaks `sendEphemeral`'s form (empty data, a
-    /// malformed kind, a negative epoch), and when the socket is closed.
+    /// Whether the socket is open (a send may still be lost: ephemeral messages may be).
+    public var isOpen: Bool { channel.isActive }
+
+    /// Relays `input` to the members of ``convoId`` connected now (``sendNow(_:)``).
     public func send(_ input: SendEphemeralInput) async throws {
+        try sendNow(input)
+    }
+
+    /// Hands `input`'s frame to the socket without waiting for it to be written: safe to call
+    /// from any thread or actor, and it never suspends. Throws without sending when `input`
+    /// is for another convo or breaks `sendEphemeral`'s form (empty data, a malformed kind, a
+    /// negative epoch), when the socket is closed, and when the frames already handed to it
+    /// have not left yet (the service reads slowly: the socket's send buffer is full), so a
+    /// slow service never makes a sender hold unbounded memory.
+    public func sendNow(_ input: SendEphemeralInput) throws {
         guard input.convoId == convoId else { throw EphemeralFrameError("the channel is for convo \(convoId), not \(input.convoId)") }
         guard input.epoch >= 0, !input.data.isEmpty, input.kind.map(EphemeralKind.isValid) ?? true else {
             throw EphemeralFrameError("epoch must not be negative, data not empty, kind of the form [a-z0-9-]{1,32}")
         }
-        try await outbound.write(.binary(EphemeralSocketFrame.encodeSend(input)))
+        guard channel.isActive else { throw EphemeralChannelClosed(code: 1006, reason: "the socket is closed") }
+        guard channel.isWritable else { throw EphemeralFrameError("the socket's send buffer is full") }
+        let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(),
+                                   data: EphemeralSocketFrame.encodeSend(input, allocator: channel.allocator))
+        channel.writeAndFlush(frame, promise: nil)
     }
 
-    /// Closes the socket; ``messages`` then finishes.
-    public func close() { connection.cancel() }
+    /// Closes the socket (a close frame, then the connection); ``messages`` then finishes
+    /// without an error.
+    public func close() {
+        let handler = self.handler
+        handler.eventLoop.execute { handler.value.closeHere() }
+    }
 
-    /// Connects to `url` with `authorization` and waits for the upgrade. Throws the
-    /// transport's error (`WebSocketClientError.webSocketUpgradeFailed` when refused).
+    /// Connects to `url` (`http`, `https`, `ws` or `wss`) with `authorization` and waits for
+    /// the upgrade. Throws ``EphemeralUpgradeRefused`` when the service answers the upgrade
+    /// with anything but 101, or the transport's error.
     static func open(url: String, authorization: String, convoId: String) async throws -> EphemeralChannel {
-        var configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameSize)
-        configuration.additionalHeaders[.authorization] = authorization
-        let (messages, sink) = AsyncThrowingStream.makeStream(of: EphemeralMessage.self, bufferingPolicy: .bufferingNewest(bufferedMessages))
-        let (opened, opener) = AsyncThrowingStream.makeStream(of: WebSocketOutboundWriter.self)
-        let connection = Task {
-            do {
-                let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: Self.logger) { inbound, outbound, _ in
-                    opener.yield(outbound)
-                    opener.finish()
-                    for try await message in inbound.messages(maxSize: maxFrameSize) {
-                        guard case .binary(let buffer) = message else { continue }
-                        sink.yield(try EphemeralSocketFrame.decodeMessage(buffer, convoId: convoId))
-                    }
-                }
-                opener.finish(throwing: EphemeralChannelClosed(code: 1006, reason: "closed before the upgrade"))
-                if let close, let closed = EphemeralChannelClosed(close) {
-                    sink.finish(throwing: closed)
-                } else {
-                    sink.finish()
-                }
-            } catch {
-                opener.finish(throwing: error)
-                sink.finish(throwing: error)
-            }
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), let host = parsed.host, !host.isEmpty else {
+            throw EphemeralFrameError("not a URL: \(url)")
         }
-        sink.onTermination = { _ in connection.cancel() }
-        do {
-            var iterator = opened.makeAsyncIterator()
-            guard let outbound = try await iterator.next() else { throw CancellationError() }
-            return EphemeralChannel(convoId: convoId, messages: messages, outbound: outbound, connection: connection)
-        } catch {
-            connection.cancel()
-            throw error
+        let secure: Bool
+        switch scheme {
+        case "http", "ws": secure = false
+        case "https", "wss": secure = true
+        default: throw EphemeralFrameError("not an http(s) or ws(s) URL: \(url)")
+        }
+        let port = parsed.port ?? (secure ? 443 : 80)
+        var target = parsed.path.isEmpty ? "/" : parsed.path
+        if let query = parsed.query { target += "?" + query }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: parsed.port.map { "\(host):\($0)" } ?? host)
+        headers.add(name: "Authorization", value: authorization)
+        headers.add(name: "Content-Length", value: "0")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
+        let tls = secure ? try Self.tlsContext() : nil
+
+        let (messages, sink) = AsyncThrowingStream.makeStream(of: EphemeralMessage.self, bufferingPolicy: .bufferingNewest(bufferedMessages))
+        let upgraded: EventLoopFuture<UpgradeResult> = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(10))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: host))
+                    }
+                    let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maxFrameSize) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            let handler = EphemeralChannelHandler(convoId: convoId, sink: sink)
+                            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
+                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: maxFrameSize))
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                            return .upgraded(channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                        }
+                    }
+                    var configuration = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
+                        upgradeRequestHead: head, upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            channel.close(promise: nil)
+                            return channel.eventLoop.makeSucceededFuture(.refused)
+                        }))
+                    configuration.leftOverBytesStrategy = .forwardBytes
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                }
+            }
+        switch try await upgraded.get() {
+        case .upgraded(let channel, let handler):
+            sink.onTermination = { _ in handler.eventLoop.execute { handler.value.closeHere() } }
+            return EphemeralChannel(convoId: convoId, messages: messages, channel: channel, handler: handler)
+        case .refused:
+            sink.finish()
+            throw EphemeralUpgradeRefused()
         }
     }
 
-    private static let logger = Logger(label: "imprint.delivery.ephemeral-channel", factory: { _ in SwiftLogNoOpLogHandler() })
+    private enum UpgradeResult: Sendable {
+        case upgraded(any Channel, NIOLoopBound<EphemeralChannelHandler>)
+        case refused
+    }
+
+    /// One TLS context for every secure socket of the process (the system's trust roots).
+    private static func tlsContext() throws -> NIOSSLContext {
+        try tlsContextResult.get()
+    }
+
+    private static let tlsContextResult = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
 }
+
+/// The service answered an ephemeral socket's upgrade with something other than 101 (it
+/// refused the member, or does not know the method): ask it again as plain HTTP to learn why.
+struct EphemeralUpgradeRefused: Error {}

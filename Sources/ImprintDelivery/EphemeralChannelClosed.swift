@@ -1,6 +1,3 @@
-import NIOWebSocket
-import WSClient
-
 /// The service closed an ``EphemeralChannel`` for a reason: the WebSocket close code and the
 /// reason, `<ErrorName>: <message>` with the contract's error names (`NotMember`: the member
 /// was removed or left; `InvalidRequest`: a send broke `sendEphemeral`'s rules).
@@ -13,13 +10,6 @@ public struct EphemeralChannelClosed: Error, Hashable, Sendable, CustomStringCon
     public init(code: Int, reason: String) {
         self.code = code
         self.reason = reason
-    }
-
-    /// A close that is not the normal end of a socket (1000, 1001), or nil.
-    init?(_ frame: WebSocketCloseFrame) {
-        let code = Int(UInt16(webSocketErrorCode: frame.closeCode))
-        guard code != 1000, code != 1001 else { return nil }
-        self.init(code: code, reason: frame.reason ?? "")
     }
 
     /// The contract error name the reason starts with (`NotMember`, `InvalidRequest`), if any.

@@ -79,7 +79,8 @@ public enum DeliveryServer {
                         let session = EphemeralSocketSession(
                             store: store, rateLimiter: gate.rateLimiter, convoId: admitted.convoId, member: admitted.caller,
                             maxEphemeralBytes: configuration.maxEphemeralBytes, heartbeat: configuration.eventHeartbeat, metrics: metrics)
-                        return { socket, logger in await session.run(socket, logger: logger) }
+                        return EphemeralSocketUpgradeChannel.Admitted(
+                            handlers: { session.channelHandlers() }, session: { socket, logger in await session.run(socket, logger: logger) })
                     }
                 })
         }

@@ -36,7 +36,15 @@ struct EphemeralRoute: Sendable {
 
     /// Sends `input` on the socket; when there is none or the send fails, by `sendEphemeral`.
     func send(_ input: SendEphemeralInput) async throws {
-        if let channel, (try? await channel.send(input)) != nil { return }
+        if sendNow(input) { return }
         try await delivery.sendEphemeral(input)
+    }
+
+    /// Hands `input` to the socket without suspending (``EphemeralChannel/sendNow(_:)``);
+    /// false when there is no socket or it did not take the frame (closed, or its send
+    /// buffer full): the caller then sends by `sendEphemeral`.
+    func sendNow(_ input: SendEphemeralInput) -> Bool {
+        guard let channel else { return false }
+        return (try? channel.sendNow(input)) != nil
     }
 }

@@ -49,9 +49,10 @@ extension SharedDocument {
     // MARK: Sending
 
     /// Relays `changes` (this member's, not yet pushed) as a preview, off the caller's path:
-    /// sealing takes tens of microseconds, the request runs beside whatever the caller does
-    /// next (the bundle's fsync, the durable send), and its failure only means the others see
-    /// the changes when their durable copy arrives. Skipped when previews are off
+    /// sealing takes tens of microseconds; on the ephemeral socket the frame is then handed to
+    /// the socket's event loop without waiting, otherwise a `sendEphemeral` request runs
+    /// beside whatever the caller does next (the bundle's fsync, the durable send). Its failure
+    /// only means the others see the changes when their durable copy arrives. Skipped when previews are off
     /// (`SyncOptions.previewMaximumBytes` 0), nobody else is in the group, the sealed
     /// message would be larger than allowed, or too many are in flight.
     func sendPreview(of changes: [Change]) {
@@ -65,13 +66,18 @@ extension SharedDocument {
         }
         relayedPreviews.formUnion(changes.map(\.hash))
         relayedPreviewsEpoch = group.epoch
-        previewsInFlight += 1
-        let route = ephemeralRoute
         let input = SendEphemeralInput(convoId: convoId, epoch: Int(group.epoch), data: Data(data), kind: EphemeralKind.preview)
+        // On the socket the frame is handed to its event loop from here, without waiting:
+        // it leaves while this actor goes on to the fsync it is meant to overtake.
+        if ephemeralRoute.sendNow(input) {
+            return
+        }
+        previewsInFlight += 1
+        let delivery = account.delivery
         // Detached: an actor-isolated task would wait for this actor, which is busy with the
         // fsync that the preview is meant to overtake.
         Task.detached {
-            try? await route.send(input)
+            try? await delivery.sendEphemeral(input)
             await self.previewSent()
         }
     }

@@ -140,6 +140,49 @@ import WSClient
         }
     }
 
+    /// A send split into fragments is relayed whole, and the send written after it is relayed
+    /// after it: on SQLite a single-frame send is relayed on the event loop
+    /// (`EphemeralSendFastPath`), a fragmented one by the session, and once a data frame went
+    /// to the session every later one does too. Each round sends "fragmented N" in three
+    /// fragments, then "after N" in one frame, until Bob's socket has three messages.
+    @Test(.timeLimit(.minutes(5)), arguments: StoreKind.available)
+    func aFragmentedSendIsRelayedWholeAndInOrder(kind: StoreKind) async throws {
+        try await withServer(kind) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let bobChannel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
+            defer { bobChannel.close() }
+            let token = try fixture.owner.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+            var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+            configuration.additionalHeaders[.authorization] = "Bearer " + token
+            let url = server.baseURL + DeliveryMethod.ephemeralSocket.path + "?convoId=" + fixture.convoId
+            let sender = Task {
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: testLogger) { _, outbound, _ in
+                    for round in 0..<400 {
+                        var whole = EphemeralSocketFrame.encodeSend(Self.input(fixture, "fragmented \(round)"))
+                        try await outbound.withBinaryMessageWriter { write in
+                            for size in [4, 5] { try await write(whole.readSlice(length: size)!) }
+                            try await write(whole)
+                        }
+                        try await outbound.write(.binary(EphemeralSocketFrame.encodeSend(Self.input(fixture, "after \(round)"))))
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+            }
+            defer { sender.cancel() }
+            var received: [String] = []
+            for try await message in bobChannel.messages {
+                received.append(String(decoding: message.data, as: UTF8.self))
+                if received.count == 3 { break }
+            }
+            // The first whole round Bob's socket saw (it may have opened between the two
+            // sends of a round): its fragmented send, then its single frame.
+            let first = try #require(received.firstIndex { $0.hasPrefix("fragmented ") }, "\(received)")
+            let round = received[first].dropFirst("fragmented ".count)
+            #expect(first + 1 < received.count && received[first + 1] == "after \(round)", "\(received)")
+            #expect(!received[..<first].contains("after \(round)"), "\(received)")
+        }
+    }
+
     /// Sends past the member's rate limit are dropped, and counted as `RateLimited`
     /// rejections (the bucket refills at one message in 1,000 s here).
     @Test(.timeLimit(.minutes(5))) func sendsPastTheRateLimitAreDroppedAndCounted() async throws {

@@ -27,6 +27,13 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     /// The socket's life once upgraded.
     typealias Session = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Logger) async -> Void
 
+    /// An admitted socket: the handlers that go in front of its session (made and added on
+    /// the event loop as the connection upgrades, e.g. ``EphemeralSendFastPath``), then the session.
+    struct Admitted: Sendable {
+        var handlers: @Sendable () -> [any ChannelHandler] = { [] }
+        var session: Session
+    }
+
     enum Negotiated: Sendable {
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, DeliveryError)
@@ -44,12 +51,12 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     /// Largest WebSocket frame read; a longer one closes the socket with 1009.
     let maxFrameSize: Int
     /// The session for an upgrade request, or the error that refuses it.
-    let admit: @Sendable (HTTPRequestHead, any Channel, Logger) async -> Result<Session, DeliveryError>
+    let admit: @Sendable (HTTPRequestHead, any Channel, Logger) async -> Result<Admitted, DeliveryError>
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(connectionHandlers())
-            let admitted = NIOLockedValueBox<Result<Session, DeliveryError>?>(nil)
+            let admitted = NIOLockedValueBox<Result<Admitted, DeliveryError>?>(nil)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: maxFrameSize,
                 shouldUpgrade: { channel, head in
@@ -64,9 +71,11 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        guard case .success(let session) = admitted.withLockedValue({ $0 }) else {
+                        guard case .success(let admitted) = admitted.withLockedValue({ $0 }) else {
                             throw NIOWebSocketUpgradeError.unsupportedWebSocketTarget
                         }
+                        try channel.pipeline.syncOperations.addHandlers(admitted.handlers())
+                        let session = admitted.session
                         let socket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         return .webSocket(socket, session)

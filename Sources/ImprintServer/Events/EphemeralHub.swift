@@ -2,9 +2,12 @@ import ImprintDelivery
 import NIOConcurrencyHelpers
 
 /// In-process fan-out of ephemeral messages (`sendEphemeral`) to the `subscribeEphemeral`
-/// streams of one convo. Nothing is kept: a message reaches the subscriptions open when it is
-/// published, and each subscription buffers at most ``bufferedMessages`` of them (the oldest
-/// go first when a subscriber reads slowly: presence is only worth its newest state).
+/// streams and the ephemeral sockets of one convo. Nothing is kept: a message reaches the
+/// subscriptions open when it is published. A stream subscription buffers at most
+/// ``bufferedMessages`` of them (the oldest go first when a subscriber reads slowly: presence
+/// is only worth its newest state); a direct one (``subscribe(convoId:deliver:finish:)``) is
+/// handed each message as it is published, on the publisher's thread, and bounds its own
+/// backlog.
 ///
 /// On PostgreSQL every instance's hub is fed by `NOTIFY imprint_ephemeral`, so a member
 /// connected to any instance gets the messages sent through every other.
@@ -12,9 +15,29 @@ public final class EphemeralHub: Sendable {
     /// Messages a subscription holds while its reader is busy.
     public static let bufferedMessages = 64
 
+    /// Where a subscription's messages go.
+    private enum Subscriber: Sendable {
+        case stream(AsyncStream<EphemeralMessage>.Continuation)
+        case direct(deliver: @Sendable (EphemeralMessage) -> Void, finish: @Sendable () -> Void)
+
+        func deliver(_ message: EphemeralMessage) {
+            switch self {
+            case .stream(let continuation): continuation.yield(message)
+            case .direct(let deliver, _): deliver(message)
+            }
+        }
+
+        func finish() {
+            switch self {
+            case .stream(let continuation): continuation.finish()
+            case .direct(_, let finish): finish()
+            }
+        }
+    }
+
     private struct State {
         var nextID: UInt64 = 0
-        var byConvo: [String: [UInt64: AsyncStream<EphemeralMessage>.Continuation]] = [:]
+        var byConvo: [String: [UInt64: Subscriber]] = [:]
         var convoOf: [UInt64: String] = [:]
     }
 
@@ -25,18 +48,30 @@ public final class EphemeralHub: Sendable {
     /// A stream of the messages published for `convoId` from now on, and its handle.
     public func subscribe(convoId: String) -> (id: UInt64, messages: AsyncStream<EphemeralMessage>) {
         let (stream, continuation) = AsyncStream.makeStream(of: EphemeralMessage.self, bufferingPolicy: .bufferingNewest(Self.bufferedMessages))
-        let id = state.withLockedValue { state in
+        return (add(.stream(continuation), convoId: convoId), stream)
+    }
+
+    /// Hands every message published for `convoId` from now on to `deliver`, at once, on the
+    /// publishing thread (so `deliver` must not block: an ephemeral socket hands the frame to
+    /// its event loop), and calls `finish` when the hub closes its subscriptions
+    /// (``closeAll()``). Returns the subscription's handle for ``unsubscribe(_:)``.
+    public func subscribe(convoId: String, deliver: @escaping @Sendable (EphemeralMessage) -> Void,
+                          finish: @escaping @Sendable () -> Void) -> UInt64 {
+        add(.direct(deliver: deliver, finish: finish), convoId: convoId)
+    }
+
+    private func add(_ subscriber: Subscriber, convoId: String) -> UInt64 {
+        state.withLockedValue { state in
             state.nextID += 1
-            state.byConvo[convoId, default: [:]][state.nextID] = continuation
+            state.byConvo[convoId, default: [:]][state.nextID] = subscriber
             state.convoOf[state.nextID] = convoId
             return state.nextID
         }
-        return (id, stream)
     }
 
-    /// Ends a subscription's stream.
+    /// Ends a subscription (its stream finishes; a direct one's `finish` is called).
     public func unsubscribe(_ id: UInt64) {
-        let removed = state.withLockedValue { state -> AsyncStream<EphemeralMessage>.Continuation? in
+        let removed = state.withLockedValue { state -> Subscriber? in
             guard let convo = state.convoOf.removeValue(forKey: id) else { return nil }
             defer { if state.byConvo[convo]?.isEmpty == true { state.byConvo.removeValue(forKey: convo) } }
             return state.byConvo[convo]?.removeValue(forKey: id)
@@ -46,8 +81,8 @@ public final class EphemeralHub: Sendable {
 
     /// Hands `message` to every open subscription of its convo.
     public func publish(_ message: EphemeralMessage) {
-        for continuation in state.withLockedValue({ Array(($0.byConvo[message.convoId] ?? [:]).values) }) {
-            continuation.yield(message)
+        for subscriber in state.withLockedValue({ Array(($0.byConvo[message.convoId] ?? [:]).values) }) {
+            subscriber.deliver(message)
         }
     }
 
@@ -57,6 +92,6 @@ public final class EphemeralHub: Sendable {
             defer { state = State(nextID: state.nextID) }
             return state.byConvo.values.flatMap(\.values)
         }
-        for continuation in all { continuation.finish() }
+        for subscriber in all { subscriber.finish() }
     }
 }

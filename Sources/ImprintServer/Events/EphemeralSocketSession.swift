@@ -10,10 +10,15 @@ import NIOWebSocket
 /// - **Same relay as `sendEphemeral`.** Each binary message from the member is a send
 ///   (``EphemeralSocketFrame``), checked with `sendEphemeral`'s rules (``InputRules/ephemeral(_:maxBytes:)``)
 ///   and handed to `relayEphemeral`: the same hub, and on PostgreSQL the same `NOTIFY`, so
-///   members on every instance, with a socket or an SSE stream, get it.
-/// - **Same stream as `subscribeEphemeral`.** The convo's ephemeral messages from the moment
-///   of the upgrade, the member's own left out, go out as binary frames; a member who reads
-///   slowly loses the oldest first, at most ``EphemeralHub/bufferedMessages`` being held.
+///   members on every instance, with a socket or an SSE stream, get it. Where the store
+///   relays in-process, the ``EphemeralSendFastPath`` in front of the session does this on the
+///   event loop for well-formed single-frame sends, and the session sees only the rest.
+/// - **Same messages as `subscribeEphemeral`.** The convo's ephemeral messages from the moment
+///   of the upgrade, the member's own left out, go out as binary frames. The hub hands each
+///   one to the socket's event loop as it is published (a direct subscription: no task
+///   between the sender's socket and the receiver's); a member who reads so slowly that the
+///   socket's send buffer is full (its high-water mark, 64 KiB by default) loses the messages
+///   published until it drains, so one slow reader never makes the server hold more.
 /// - **Membership, at its change.** The upgrade admitted an active member
 ///   (``EphemeralSocketAdmission``); the membership is checked again as soon as an event for
 ///   the member commits (its removal or departure is one) and at every `eventHeartbeat`
@@ -47,6 +52,14 @@ struct EphemeralSocketSession: Sendable {
     /// Largest frame the server reads: a send of `maxEphemeralBytes` with its largest header.
     static func maxFrameSize(maxEphemeralBytes: Int) -> Int { maxEphemeralBytes + EphemeralSocketFrame.maxSendHeaderBytes }
 
+    /// The handlers in front of the session, on the event loop: the fast path for sends
+    /// where the store relays in-process.
+    func channelHandlers() -> [any ChannelHandler] {
+        guard store.relaysEphemeralInProcess else { return [] }
+        return [EphemeralSendFastPath(convoId: convoId, member: member, maxEphemeralBytes: maxEphemeralBytes, rateLimiter: rateLimiter,
+                                      metrics: metrics, hub: store.ephemeralHub)]
+    }
+
     func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
         let configuration = WebSocketHandler.Configuration(
             extensions: [], autoPing: .enabled(timePeriod: max(heartbeat, Self.minimumPingPeriod)), validateUTF8: false,
@@ -54,7 +67,7 @@ struct EphemeralSocketSession: Sendable {
         do {
             _ = try await WebSocketHandler.handle(
                 type: .server, configuration: configuration, asyncChannel: socket, context: Context(logger: logger),
-                handler: { inbound, outbound, _ in try await self.serve(inbound: inbound, outbound: outbound) })
+                handler: { inbound, outbound, _ in try await self.serve(inbound: inbound, outbound: outbound, channel: socket.channel) })
         } catch {
             logger.debug("ephemeral socket ended", metadata: ["error": "\(error)"])
         }
@@ -64,21 +77,25 @@ struct EphemeralSocketSession: Sendable {
         let logger: Logger
     }
 
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let hub = store.ephemeralHub
-        let (subscription, messages) = hub.subscribe(convoId: convoId)
+        let (shutdown, shutdownSignal) = AsyncStream.makeStream(of: Void.self)
+        let subscription = hub.subscribe(convoId: convoId, deliver: { [member] message in
+            guard message.sender != member, channel.isWritable else { return }
+            let frame = WebSocketFrame(fin: true, opcode: .binary, data: EphemeralSocketFrame.encodeMessage(message, allocator: channel.allocator))
+            channel.writeAndFlush(frame, promise: nil)
+        }, finish: { shutdownSignal.finish() })
         metrics.subscribers.increment()
         defer {
             hub.unsubscribe(subscription)
             metrics.subscribers.decrement()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [member] in
-                for await message in messages where message.sender != member {
-                    try await outbound.write(.binary(EphemeralSocketFrame.encodeMessage(message)))
-                }
-                // The hub closed its subscriptions: the server is shutting down.
-                try await Self.close(outbound, .goingAway, "shutting down")
+            group.addTask {
+                for await _ in shutdown {}
+                // The hub closed its subscriptions (the server is shutting down), or this
+                // socket's serving ended and the group is being cancelled.
+                if !Task.isCancelled { try await Self.close(outbound, .goingAway, "shutting down") }
             }
             group.addTask { [store, convoId, member, heartbeat] in
                 for await _ in MembershipWatch.checks(bell: store.eventBell, member: member, heartbeat: heartbeat) {

@@ -75,6 +75,11 @@ public protocol DeliveryStore: Sendable {
     /// stores nothing.
     func relayEphemeral(_ message: EphemeralMessage) async throws
 
+    /// Whether ``relayEphemeral(_:)`` is exactly `ephemeralHub.publish` (one instance, nothing
+    /// to cross): an ephemeral socket then relays its sends on its event loop
+    /// (``EphemeralSendFastPath``). False by default.
+    var relaysEphemeralInProcess: Bool { get }
+
     func shutdown() async throws
 }
 
@@ -138,4 +143,8 @@ public struct NewMessage: Sendable {
     /// the seq and returned by `messages`; never part of the `message` event.
     public var commit: Data? = nil
     public var now: Date
+}
+
+extension DeliveryStore {
+    public var relaysEphemeralInProcess: Bool { false }
 }

@@ -14,4 +14,7 @@ extension SQLiteDeliveryStore {
     public func relayEphemeral(_ message: EphemeralMessage) async throws {
         ephemeralHub.publish(message)
     }
+
+    /// One instance: its hub is every subscriber's.
+    public var relaysEphemeralInProcess: Bool { true }
 }
