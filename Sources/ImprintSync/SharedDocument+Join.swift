@@ -59,6 +59,9 @@ extension SharedDocument {
                 case .assets:
                     let author = try MemberCredential.roster(of: group)[sender] ?? message.sender
                     stagedAssets.append((try AttachmentAnnouncement(decoding: payload.body).entries, author))
+                case .syncRequest, .syncReply:
+                    // Between other members, about changes the snapshot carries.
+                    break
                 }
                 lastSeq = message.seq
                 if snapshot != nil { break scan }

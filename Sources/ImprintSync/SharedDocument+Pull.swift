@@ -137,6 +137,8 @@ extension SharedDocument {
         }
         try await clearReadInbox()
         try await ensureInbox()  // the commits just processed may have taken the group past the threshold
+        try await answerMissingChangeRequests()
+        try await requestMissingChanges()
         report.changes = bundle.document.changes(since: before).count
         report.gaps = state.gaps.map(\.seq)
         report.epoch = group.epoch
@@ -258,7 +260,7 @@ extension SharedDocument {
 
     /// Whether the commit ending `epoch` must wait: a gap of that epoch is younger than the timeout.
     func waitsForGaps(epoch: UInt64) throws -> Bool {
-        let limit = Double(account.options.gapTimeout.components.seconds)
+        let limit = account.options.gapTimeout.timeInterval
         return state.gaps.contains { $0.epoch == epoch && Date().timeIntervalSince($0.firstSeen) < limit }
     }
 
@@ -273,9 +275,10 @@ extension SharedDocument {
             do {
                 if try await processApplication(view, report: &report) == false { state.gaps.append(gap) }
             } catch let error as MLSError where error.code == .wrongEpoch {
-                // Its epoch's keys are gone: the change set cannot be read any more; its
-                // author's next snapshot or push in a later epoch brings the changes.
+                // Its epoch's keys are gone: the change set cannot be read any more. Its
+                // sender is asked for what this member lacks (`requestMissingChanges`).
                 state.alerts.append("seq \(gap.seq) of epoch \(gap.epoch) arrived after its epoch's keys were deleted")
+                if !state.unreadableFrom.contains(gap.sender) { state.unreadableFrom.append(gap.sender) }
                 try saveState()
             }
         }
@@ -334,6 +337,10 @@ extension SharedDocument {
         case .assets:
             try remember(announced: try AttachmentAnnouncement(decoding: payload.body).entries, by: author)
             report.assets += 1
+        case .syncRequest:
+            noteRequest(try MissingChangesRequest(decoding: payload.body), from: author)
+        case .syncReply:
+            try applyAnswer(try MissingChangesAnswer(decoding: payload.body), from: author, seq: message.seq)
         }
         // The key is consumed in memory only: `flushReceived` makes the plaintext durable in
         // the bundle first, then commits this state (once for a whole page of messages).

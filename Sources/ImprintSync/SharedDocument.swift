@@ -101,6 +101,9 @@ public actor SharedDocument {
     var previewed: [ChangeHash: ContinuousClock.Instant] = [:]
     /// The current epoch's members, read once per epoch (`currentRoster`).
     var epochRoster: EpochRoster?
+    /// Requests for missing changes this member was asked to answer, by requester, answered
+    /// at the end of the pull that read them (`SharedDocument+MissingChanges`).
+    var missingChangesAsked: [String: [UInt8]] = [:]
     var previewsApplied = 0
     var previewsDropped = 0
     /// The ephemeral socket `live` holds open (`SharedDocument+EphemeralChannel`), if any.

@@ -18,6 +18,10 @@ struct SyncPayload: Sendable, Hashable {
         /// Assets shared with the group: where their records are and their keys
         /// (`AttachmentAnnouncement`).
         case assets = 3
+        /// A member asks for the changes it lacks (`MissingChangesRequest`).
+        case syncRequest = 4
+        /// The answer with those changes (`MissingChangesAnswer`).
+        case syncReply = 5
     }
 
     static let magic: [UInt8] = Array("IMS".utf8) + [1]

@@ -20,6 +20,9 @@ struct SyncState: Codable, Sendable, Hashable {
         /// SHA-256 hex of the ciphertext the Delivery Service sequenced (absent in states
         /// written before it was kept: such a gap's payload is taken unchecked).
         var hash: String? = nil
+        /// When this member last asked the group for the changes it lacks because of this gap
+        /// (`SharedDocument+MissingChanges`), or nil.
+        var requestedAt: Date? = nil
     }
 
     var convoId: String
@@ -39,6 +42,9 @@ struct SyncState: Codable, Sendable, Hashable {
     var processedAbove: [Int] = []
     /// Seqs whose records have not arrived.
     var gaps: [Gap] = []
+    /// Senders of messages that arrived only after their epoch's keys were gone: the changes
+    /// they carried are asked for at the next pull (`SharedDocument+MissingChanges`).
+    var unreadableFrom: [String] = []
     /// Own changes a snapshot lacked: sent again in the current epoch at the next push.
     var resend: [String] = []
     /// An Add commit of this member's was accepted, its snapshot not sent yet.
@@ -154,6 +160,7 @@ struct SyncState: Codable, Sendable, Hashable {
         admins = try c.decodeIfPresent([String].self, forKey: .admins) ?? []
         processedAbove = try c.decodeIfPresent([Int].self, forKey: .processedAbove) ?? []
         gaps = try c.decodeIfPresent([Gap].self, forKey: .gaps) ?? []
+        unreadableFrom = try c.decodeIfPresent([String].self, forKey: .unreadableFrom) ?? []
         resend = try c.decodeIfPresent([String].self, forKey: .resend) ?? []
         snapshotOwed = try c.decodeIfPresent(Bool.self, forKey: .snapshotOwed) ?? false
         pendingCommitHash = try c.decodeIfPresent(String.self, forKey: .pendingCommitHash)

@@ -49,6 +49,59 @@ extension SyncSuites {
         }
     }
 
+    /// A gap that never fills: after `gapTimeout` Bob asks the member whose message is missing
+    /// (a `syncRequest` naming Alice, through the engine's sync protocol), Alice answers at her
+    /// next pull, and Bob's next pull brings the missing edit; his gap is gone and his cursor
+    /// passes it. Carol, not named, answers nothing and still applies the answer.
+    @Test(arguments: StoreKind.available)
+    func aGapThatNeverFillsIsAskedForAndRecovered(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            var quick = SyncOptions()
+            quick.gapTimeout = .milliseconds(200)
+            let alice = try await server.person("alice"), bob = try await server.person("bob", options: quick)
+            let carol = try await server.person("carol")
+            try alice.createBundle(text: "")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did, carol.did])
+            let withholding = WithholdingZoneStore(bob.account.zones)
+            _ = try await bob.join(aliceDoc.convoId)
+            let carolDoc = try await carol.join(aliceDoc.convoId)
+            let bobDoc = try await SharedDocument.open(bundleAt: bob.bundlePath, device: bob.device, account: bob.account.with(zones: withholding))
+
+            var seqs: [Int] = []
+            for (index, word) in ["one ", "two ", "three "].enumerated() {
+                try alice.edit { try $0.insert(word, at: try $0.text().count) }
+                seqs.append(try #require(try await aliceDoc.push().seq, "push \(index) sent a message"))
+            }
+            // The middle message's records never reach Bob.
+            try await withholding.withhold(convoId: aliceDoc.convoId, seq: seqs[1])
+            #expect(try await bobDoc.pull().gaps == [seqs[1]])
+            #expect(try bob.text() == "one ")
+
+            // Past the timeout, Bob's pull asks Alice; before it, nothing is asked.
+            try await Task.sleep(for: .milliseconds(300))
+            let asking = try await bobDoc.pull()
+            #expect(asking.gaps == [seqs[1]], "the gap stays until the answer")
+            let afterRequest = try await aliceDoc.pull()
+            #expect(afterRequest.messages == 1, "Alice read Bob's request")
+            #expect(try await carolDoc.pull().messages >= 1)
+
+            let recovered = try await bobDoc.pull()
+            #expect(recovered.gaps.isEmpty)
+            #expect(try bob.text() == "one two three ")
+            let status = await bobDoc.status()
+            #expect(status.gaps.isEmpty && status.bufferedSeqs.isEmpty && status.waitingChanges == 0)
+            #expect(status.processedSeq >= seqs[2], "the cursor passed the gap")
+            // Who sent what: Bob one request, Alice one answer, Carol nothing.
+            let messages = try await bob.account.delivery.getMessages(convoId: aliceDoc.convoId, sinceSeq: seqs[2], limit: 100).messages
+            #expect(messages.filter { $0.sender == bob.did }.count == 1)
+            #expect(messages.filter { $0.sender == alice.did }.count == 1)
+            #expect(messages.filter { $0.sender == carol.did }.isEmpty)
+            _ = try await carolDoc.pull()
+            #expect(try carol.text() == "one two three ")
+        }
+    }
+
     /// A member far behind catches up from the Delivery Service's order and the zone.
     @Test(arguments: StoreKind.available)
     func aMemberManyChangesBehindCatchesUp(kind: StoreKind) async throws {
