@@ -38,6 +38,8 @@ public protocol DeliveryService: Sendable {
     func getCursors(convoId: String) async throws -> GetCursorsOutput
     /// Where this DID's records go (`recipients[].storage` of everyone's `sendMessage`).
     func registerStorage(_ provider: StorageProvider) async throws
+    /// v1.1: the DIDs besides the creator that may add and remove members (the creator's only).
+    func setAdmins(_ input: SetAdminsInput) async throws -> SetAdminsOutput
 }
 
 extension DeliveryService {

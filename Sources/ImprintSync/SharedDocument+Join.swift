@@ -52,6 +52,10 @@ extension SharedDocument {
                 guard case let .application(data, sender, _) = try group.process(try MLSMessage(tlsBytes: ciphertext)) else {
                     throw SyncError(.invalidPayload, "seq \(message.seq) is not an application message")
                 }
+                if SyncPayload.unknownKind(in: data) != nil {
+                    lastSeq = message.seq  // a newer member's kind of message: skipped
+                    continue
+                }
                 let payload = try SyncPayload(decoding: data)
                 switch payload.kind {
                 case .changes: staged += try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
@@ -59,8 +63,8 @@ extension SharedDocument {
                 case .assets:
                     let author = try MemberCredential.roster(of: group)[sender] ?? message.sender
                     stagedAssets.append((try AttachmentAnnouncement(decoding: payload.body).entries, author))
-                case .syncRequest, .syncReply:
-                    // Between other members, about changes the snapshot carries.
+                case .syncRequest, .syncReply, .admins:
+                    // Between other members, about changes or a policy the snapshot carries.
                     break
                 }
                 lastSeq = message.seq

@@ -210,3 +210,55 @@ extension SharedDocument {
         return (group.epoch, members)
     }
 }
+
+extension SharedDocument {
+    // MARK: Admins
+
+    /// The DIDs that may add and remove members, the sharer first.
+    public var admins: [String] { state.admins }
+
+    /// Names the admins: `dids` (current members) may add and remove members from now on,
+    /// beside the sharer, who alone may call this. Replaces the previous list; an empty one
+    /// leaves the sharer alone. Returns the new list, the sharer first.
+    ///
+    /// Every member enforces the list on every commit it processes, and the Delivery Service
+    /// on `addMembers`/`removeMember` (its `setAdmins`). The list goes to the group first, as an
+    /// `admins` message (``AdminList``), then to the Delivery Service, so a new admin's first
+    /// commit, which the service allows only after that, is sequenced after the message that
+    /// names it; joiners get the list in the snapshot. Members take the message only from the
+    /// sharer (and a snapshot's list only when it keeps the same sharer).
+    ///
+    /// Throws ``SyncError/Code/forbidden`` when this member is not the sharer, and
+    /// ``SyncError/Code/notMember`` for a DID that is not a current member.
+    @discardableResult
+    public func setAdmins(_ dids: [String]) async throws -> [String] {
+        try await exclusive {
+            try ensureActive()
+            try await pullNow()
+            guard let sharer = state.admins.first, sharer == did else {
+                throw SyncError(.forbidden, "only the document's sharer (\(state.admins.first ?? "unknown")) names admins")
+            }
+            let members = Set(try currentRoster().keys)
+            var seen: Set<String> = [did]
+            let named = dids.filter { seen.insert($0).inserted }
+            if let stranger = named.first(where: { !members.contains($0) }) {
+                throw SyncError(.notMember, "\(stranger) is not a member of the document")
+            }
+            let list = [did] + named
+            _ = try await send(SyncPayload(kind: .admins, body: AdminList(admins: list).encoded()), heads: [])
+            state.admins = list
+            try saveState()
+            _ = try await account.delivery.setAdmins(SetAdminsInput(convoId: convoId, admins: named))
+            return list
+        }
+    }
+
+    /// Takes an admin list sent in the group, if its sender is the sharer (see ``setAdmins(_:)``).
+    func adopt(_ list: AdminList, from author: String) {
+        guard author == state.admins.first, list.admins.first == author else {
+            state.alerts.append("an admin list from \(author), who is not the document's sharer, was ignored")
+            return
+        }
+        state.admins = list.admins
+    }
+}

@@ -325,6 +325,14 @@ extension SharedDocument {
         }
         let roster = try MemberCredential.roster(of: next)
         let author = roster[sender] ?? "leaf \(sender)"
+        if let kind = SyncPayload.unknownKind(in: data) {
+            // A newer member's kind of message: read (its key is spent) and skipped.
+            state.alerts.append("seq \(message.seq) from \(author) is of a kind this version does not know (\(kind)); skipped")
+            group = next
+            advanceCursor(to: message)
+            receivedUnflushed = true
+            return true
+        }
         let payload = try SyncPayload(decoding: data)
         switch payload.kind {
         case .changes:
@@ -341,6 +349,8 @@ extension SharedDocument {
             noteRequest(try MissingChangesRequest(decoding: payload.body), from: author)
         case .syncReply:
             try applyAnswer(try MissingChangesAnswer(decoding: payload.body), from: author, seq: message.seq)
+        case .admins:
+            adopt(try AdminList(decoding: payload.body), from: author)
         }
         // The key is consumed in memory only: `flushReceived` makes the plaintext durable in
         // the bundle first, then commits this state (once for a whole page of messages).
@@ -376,7 +386,8 @@ extension SharedDocument {
         let lacking = bundle.document.changes(since: content.heads.filter { bundle.document.contains($0) }).map(\.hash)
         let resend = lacking.filter { alreadySent.contains($0) }.map(\.hex)
         if !resend.isEmpty { state.resend = Array(Set(state.resend).union(resend)).sorted() }
-        if state.admins.isEmpty || state.admins.contains(author) {
+        // An admin's snapshot carries the policy; none may change who the sharer is.
+        if state.admins.isEmpty || (state.admins.contains(author) && content.admins.first == state.admins.first) {
             state.admins = content.admins
             state.mailboxThreshold = content.mailboxThreshold
             state.currentStateOnly = content.currentStateOnly

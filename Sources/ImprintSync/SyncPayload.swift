@@ -22,6 +22,8 @@ struct SyncPayload: Sendable, Hashable {
         case syncRequest = 4
         /// The answer with those changes (`MissingChangesAnswer`).
         case syncReply = 5
+        /// The sharer names the admins (`AdminList`).
+        case admins = 6
     }
 
     static let magic: [UInt8] = Array("IMS".utf8) + [1]
@@ -47,6 +49,15 @@ struct SyncPayload: Sendable, Hashable {
         var bucket = 256
         while bucket < size { bucket <<= 1 }
         return bucket
+    }
+
+    /// The kind byte of `bytes` when they are a payload of a kind this version does not know
+    /// (one a newer member sent), else nil. Such a message is skipped, not an error: it is
+    /// authenticated and in order, only not for this version.
+    static func unknownKind(in bytes: [UInt8]) -> UInt8? {
+        guard bytes.count > magic.count, Array(bytes.prefix(magic.count)) == magic else { return nil }
+        let raw = bytes[magic.count]
+        return Kind(rawValue: raw) == nil ? raw : nil
     }
 
     /// Decodes a decrypted payload. Throws ``SyncError/Code/invalidPayload`` for anything but

@@ -15,7 +15,7 @@ struct Imprint: ParsableCommand {
             New.self, Text.self, Show.self, Edit.self, Log.self, Merge.self, Sync.self, Watch.self,
             Archive.self, Unarchive.self, Asset.self,
             Identity.self, Share.self, Invite.self, Join.self, Push.self, Pull.self, Live.self, Remove.self, Leave.self,
-            Members.self, SharingStatus.self, Compact.self,
+            Members.self, Admins.self, SharingStatus.self, Compact.self,
             ExportSnapshot.self, Snapshots.self, Comments.self,
             MLS.self, Demo.self,
         ]

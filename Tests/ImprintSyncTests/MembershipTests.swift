@@ -49,6 +49,47 @@ extension SyncSuites {
         }
     }
 
+    /// The sharer names Bob an admin: before, Bob may neither add members nor name admins;
+    /// after, his invite and removal are accepted by the Delivery Service and by Carol, who
+    /// processes his commits. A DID that is not a member cannot be named.
+    @Test(arguments: StoreKind.available)
+    func theSharerNamesAnAdminWhoseCommitsEveryMemberAccepts(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            let carol = try await server.person("carol"), dave = try await server.person("dave")
+            try alice.createBundle(text: "Roles.")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId), carolDoc = try await carol.join(aliceDoc.convoId)
+
+            await #expect(throws: SyncError(.forbidden, "")) { try await bobDoc.invite([dave.did]) }
+            await #expect(throws: SyncError(.forbidden, "")) { try await bobDoc.setAdmins([bob.did]) }
+            await #expect(throws: SyncError(.notMember, "")) { try await aliceDoc.setAdmins([dave.did]) }
+            #expect(try await aliceDoc.setAdmins([bob.did]) == [alice.did, bob.did])
+
+            _ = try await carolDoc.pull()
+            #expect(await carolDoc.admins == [alice.did, bob.did])
+            let added = try await bobDoc.invite([dave.did])
+            #expect(added == [dave.did])
+            let daveDoc = try await dave.join(aliceDoc.convoId)
+            try dave.edit { try $0.insert(" Dave was here.", at: 6) }
+            try await daveDoc.push()
+            // Carol processes the commit of an admin the sharer named: it is not refused.
+            _ = try await carolDoc.pull()
+            #expect(Set(try await carolDoc.members().members.map(\.did)) == [alice.did, bob.did, carol.did, dave.did])
+            #expect(try carol.text() == "Roles. Dave was here.")
+            #expect(await carolDoc.status().alerts.isEmpty)
+
+            try await bobDoc.remove(dave.did)
+            _ = try await carolDoc.pull()
+            _ = try await aliceDoc.pull()
+            #expect(Set(try await carolDoc.members().members.map(\.did)) == [alice.did, bob.did, carol.did])
+            #expect(try await aliceDoc.members().members.first { $0.did == bob.did }?.isAdmin == true)
+            let aliceAlerts = await aliceDoc.status().alerts, carolAlerts = await carolDoc.status().alerts
+            #expect(aliceAlerts.isEmpty && carolAlerts.isEmpty, "\(aliceAlerts) \(carolAlerts)")
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func aMemberWhoLeavesSendsFirstAndIsRemovedByTheNextCommit(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in

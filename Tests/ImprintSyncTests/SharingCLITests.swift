@@ -56,6 +56,13 @@ extension SyncSuites {
             let members = try await cli.json(["members", a, "--home", ha, "--json"])
             let dids = (members["members"] as? [[String: Any]])?.compactMap { $0["did"] as? String }
             #expect(Set(dids ?? []) == [aliceDID, bobDID] && members["epoch"] as? Int == 1)
+            // Admins: Bob may not name them; Alice names Bob; Bob's side learns it at his next pull.
+            let bobNaming = try await cli.failure(["admins", b, bobDID, "--home", hb, "--device", "bob"])
+            #expect(bobNaming.status == 1 && bobNaming.stderr.contains("sharer"))
+            let named = try await cli.json(["admins", a, bobDID, "--home", ha, "--device", "alice", "--json"])
+            #expect(named["admins"] as? [String] == [aliceDID, bobDID])
+            _ = try await cli.output(["pull", b, "--home", hb, "--device", "bob"])
+            #expect(try await cli.output(["admins", b, "--home", hb]).stdout == "\(aliceDID)\t(sharer)\n\(bobDID)\n")
             let status = try await cli.json(["status", b, "--home", hb, "--json"])
             #expect(status["processedSeq"] as? Int == status["latestSeq"] as? Int && status["unpushedChanges"] as? Int == 0)
 

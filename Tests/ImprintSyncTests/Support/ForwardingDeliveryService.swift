@@ -35,4 +35,5 @@ extension ForwardingDeliveryService {
     func markCheckpoint(convoId: String, seq: Int) async throws { try await real.markCheckpoint(convoId: convoId, seq: seq) }
     func getCursors(convoId: String) async throws -> GetCursorsOutput { try await real.getCursors(convoId: convoId) }
     func registerStorage(_ provider: StorageProvider) async throws { try await real.registerStorage(provider) }
+    func setAdmins(_ input: SetAdminsInput) async throws -> SetAdminsOutput { try await real.setAdmins(input) }
 }

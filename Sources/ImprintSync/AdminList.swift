@@ -1,0 +1,38 @@
+import ImprintMLS
+
+/// The body of an `admins` payload: the DIDs that may add and remove members, the document's
+/// sharer (its convo's creator) first, sent in the group by the sharer when it names admins
+/// (``SharedDocument/setAdmins(_:)``). Members take it only from the sharer; snapshots carry
+/// the same list to joiners (`SnapshotContent.admins`).
+///
+/// Layout: `opaque admins<V>`, a vector of `opaque did<V>`.
+struct AdminList: Sendable, Hashable {
+    var admins: [String]
+
+    func encoded() -> [UInt8] {
+        var w = TLSWriter(capacity: 64 * admins.count + 8)
+        w.writeVector(admins) { w, did in w.writeOpaque(Array(did.utf8)) }
+        return w.bytes
+    }
+
+    /// Throws ``SyncError`` (`.invalidPayload`) for bytes of another layout or an empty list.
+    init(decoding bytes: [UInt8]) throws(SyncError) {
+        do {
+            var r = TLSReader(bytes)
+            admins = try r.readVector { r in
+                guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "an admin that is not UTF-8") }
+                return did
+            }
+            try r.finish()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.invalidPayload, "a malformed admin list: \(error)")
+        }
+        guard !admins.isEmpty else { throw SyncError(.invalidPayload, "an empty admin list") }
+    }
+
+    init(admins: [String]) {
+        self.admins = admins
+    }
+}
