@@ -2,7 +2,7 @@ import Foundation
 import ImprintDelivery
 import ImprintMLS
 import ImprintServerTestSupport
-import ImprintSync
+@testable import ImprintSync
 import ImprintZones
 import Testing
 
@@ -90,6 +90,33 @@ extension SyncSuites {
         }
     }
 
+    /// A commit that breaks the group's policy is refused by the members who process it, even
+    /// when the Delivery Service let it through: here the DS was told Bob is an admin (the
+    /// sharer's `setAdmins` call without the group message), and Bob's client believes it too,
+    /// but the group never named him. Carol's pull refuses his invite commit, says why in her
+    /// alerts, and does not move past it.
+    @Test(arguments: StoreKind.available)
+    func aCommitByAMemberTheGroupDidNotNameIsRefused(kind: StoreKind) async throws {
+        try await SyncTestServer.with(kind) { server in
+            let alice = try await server.person("alice"), bob = try await server.person("bob")
+            let carol = try await server.person("carol"), dave = try await server.person("dave")
+            try alice.createBundle(text: "Policy.")
+            let aliceDoc = try await alice.share()
+            try await aliceDoc.invite([bob.did, carol.did])
+            let bobDoc = try await bob.join(aliceDoc.convoId), carolDoc = try await carol.join(aliceDoc.convoId)
+            _ = try await alice.account.delivery.setAdmins(SetAdminsInput(convoId: aliceDoc.convoId, admins: [bob.did]))
+            try await bobDoc.claimAdminForTesting()
+            #expect(try await bobDoc.invite([dave.did]) == [dave.did], "the Delivery Service let it through")
+
+            let epoch = await carolDoc.status().epoch
+            await #expect(throws: SyncError(.forbidden, "")) { try await carolDoc.pull() }
+            let status = await carolDoc.status()
+            #expect(status.alerts.contains { $0.contains("not an admin") && $0.contains(dave.did) }, "\(status.alerts)")
+            #expect(status.epoch == epoch, "the refused commit was not applied")
+            #expect(try await carolDoc.members().members.map(\.did).contains(dave.did) == false)
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func aMemberWhoLeavesSendsFirstAndIsRemovedByTheNextCommit(kind: StoreKind) async throws {
         try await SyncTestServer.with(kind) { server in
@@ -110,4 +137,13 @@ extension SyncSuites {
         }
     }
 }
+}
+
+extension SharedDocument {
+    /// Makes this member's own state list it as an admin, as a client that ignores the
+    /// group's policy would (tests of the members' enforcement).
+    func claimAdminForTesting() throws {
+        if !state.admins.contains(did) { state.admins.append(did) }
+        try saveState()
+    }
 }
