@@ -39,6 +39,8 @@ public final class EphemeralChannel: Sendable {
     public static let bufferedMessages = 64
     /// Largest message read from the service.
     static let maxFrameSize = 1 << 20
+    /// How long a connected service may take to answer the upgrade.
+    static let upgradeTimeout = TimeAmount.seconds(30)
 
     /// The convo of every message sent and received.
     public let convoId: String
@@ -138,7 +140,12 @@ public final class EphemeralChannel: Sendable {
                             return channel.eventLoop.makeSucceededFuture(.refused)
                         }))
                     configuration.leftOverBytesStrategy = .forwardBytes
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                    let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                    // A service that accepts the connection but never answers the upgrade
+                    // does not hold the caller for ever (`live` then reconnects).
+                    let deadline = channel.eventLoop.scheduleTask(in: upgradeTimeout) { channel.close(promise: nil) }
+                    upgraded.whenComplete { _ in deadline.cancel() }
+                    return upgraded
                 }
             }
         switch try await upgraded.get() {
