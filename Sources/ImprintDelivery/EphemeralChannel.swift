@@ -35,7 +35,7 @@ import NIOWebSocket
 /// }
 /// ```
 public final class EphemeralChannel: Sendable {
-    /// Messages ``messages`` holds while its reader is busy (the service's hub holds as many).
+    /// Messages ``messages`` holds while its reader is busy; older ones are dropped first.
     public static let bufferedMessages = 64
     /// Largest message read from the service.
     static let maxFrameSize = 1 << 20
