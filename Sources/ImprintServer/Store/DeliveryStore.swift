@@ -77,7 +77,7 @@ public protocol DeliveryStore: Sendable {
 
     /// Whether ``relayEphemeral(_:)`` is exactly `ephemeralHub.publish` (one instance, nothing
     /// to cross): an ephemeral socket then relays its sends on its event loop
-    /// (``EphemeralSendFastPath``). False by default.
+    /// (`EphemeralSendFastPath`). False by default.
     var relaysEphemeralInProcess: Bool { get }
 
     func shutdown() async throws
