@@ -223,7 +223,7 @@ extension SharedDocument {
     ///
     /// Every member enforces the list on every commit it processes, and the Delivery Service
     /// on `addMembers`/`removeMember` (its `setAdmins`). The list goes to the group first, as an
-    /// `admins` message (``AdminList``), then to the Delivery Service, so a new admin's first
+    /// `admins` message (`AdminList`), then to the Delivery Service, so a new admin's first
     /// commit, which the service allows only after that, is sequenced after the message that
     /// names it; joiners get the list in the snapshot. Members take the message only from the
     /// sharer (and a snapshot's list only when it keeps the same sharer).
