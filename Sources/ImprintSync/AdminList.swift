@@ -11,7 +11,7 @@ struct AdminList: Sendable, Hashable {
 
     func encoded() -> [UInt8] {
         var w = TLSWriter(capacity: 64 * admins.count + 8)
-        w.writeVector(admins) { w, did in w.writeOpaque(Array(did.utf8)) }
+        w.writeStrings(admins)
         return w.bytes
     }
 
@@ -19,10 +19,7 @@ struct AdminList: Sendable, Hashable {
     init(decoding bytes: [UInt8]) throws(SyncError) {
         do {
             var r = TLSReader(bytes)
-            admins = try r.readVector { r in
-                guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "an admin that is not UTF-8") }
-                return did
-            }
+            admins = try r.readStrings(of: "an admin list")
             try r.finish()
         } catch let error as SyncError {
             throw error

@@ -19,7 +19,7 @@ struct MissingChangesRequest: Sendable, Hashable {
 
     func encoded() -> [UInt8] {
         var w = TLSWriter(capacity: message.count + 64 * targets.count + 16)
-        w.writeVector(targets) { w, did in w.writeOpaque(Array(did.utf8)) }
+        w.writeStrings(targets)
         w.writeOpaque(message)
         return w.bytes
     }
@@ -28,10 +28,7 @@ struct MissingChangesRequest: Sendable, Hashable {
     init(decoding bytes: [UInt8]) throws(SyncError) {
         do {
             var r = TLSReader(bytes)
-            targets = try r.readVector { r in
-                guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "a target that is not UTF-8") }
-                return did
-            }
+            targets = try r.readStrings(of: "a request for missing changes")
             message = try r.readOpaque()
             try r.finish()
         } catch let error as SyncError {
@@ -62,7 +59,7 @@ struct MissingChangesAnswer: Sendable, Hashable {
 
     func encoded() -> [UInt8] {
         var w = TLSWriter(capacity: message.count + requester.utf8.count + 8)
-        w.writeOpaque(Array(requester.utf8))
+        w.writeString(requester)
         w.writeOpaque(message)
         return w.bytes
     }
@@ -71,8 +68,7 @@ struct MissingChangesAnswer: Sendable, Hashable {
     init(decoding bytes: [UInt8]) throws(SyncError) {
         do {
             var r = TLSReader(bytes)
-            guard let did = String(validating: try r.readOpaque(), as: UTF8.self) else { throw SyncError(.invalidPayload, "a requester that is not UTF-8") }
-            requester = did
+            requester = try r.readString(of: "an answer with missing changes")
             message = try r.readOpaque()
             try r.finish()
         } catch let error as SyncError {

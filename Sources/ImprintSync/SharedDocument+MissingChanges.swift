@@ -1,6 +1,6 @@
 import Foundation
 import ImprintCRDT
-import ImprintDelivery
+import ImprintEncoding
 
 /// Asking the members for changes that never arrived.
 ///
@@ -39,7 +39,7 @@ extension SharedDocument {
     func requestMissingChanges() async throws {
         guard state.endedReason == nil, state.staleReason == nil else { return }
         let now = Date()
-        let timeout = account.options.gapTimeout.timeInterval
+        let timeout = account.options.gapTimeout.inSeconds
         let due = state.gaps.filter { gap in
             now.timeIntervalSince(gap.firstSeen) >= timeout && gap.requestedAt.map { now.timeIntervalSince($0) >= timeout } ?? true
         }
@@ -106,17 +106,6 @@ extension SharedDocument {
         let recovered = state.gaps.filter { $0.sender == author && $0.seq < seq }.sorted { $0.seq < $1.seq }
         state.gaps.removeAll { gap in recovered.contains { $0.seq == gap.seq } }
         state.unreadableFrom.removeAll { $0 == author }
-        for gap in recovered {
-            advanceCursor(to: MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: gap.hash ?? "",
-                                          size: 0, sentAt: gap.firstSeen, recordName: nil))
-        }
-    }
-}
-
-extension Duration {
-    /// This duration in seconds, fractions included.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        for gap in recovered { advanceCursor(to: gap.message) }
     }
 }

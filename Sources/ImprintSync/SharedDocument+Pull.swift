@@ -260,7 +260,7 @@ extension SharedDocument {
 
     /// Whether the commit ending `epoch` must wait: a gap of that epoch is younger than the timeout.
     func waitsForGaps(epoch: UInt64) throws -> Bool {
-        let limit = account.options.gapTimeout.timeInterval
+        let limit = account.options.gapTimeout.inSeconds
         return state.gaps.contains { $0.epoch == epoch && Date().timeIntervalSince($0.firstSeen) < limit }
     }
 
@@ -269,11 +269,9 @@ extension SharedDocument {
         guard !state.gaps.isEmpty else { return }
         var seen = Set<Int>()
         for gap in state.gaps.sorted(by: { $0.seq < $1.seq }) where seen.insert(gap.seq).inserted {
-            let view = MessageView(seq: gap.seq, epoch: Int(gap.epoch), sender: gap.sender, messageType: .app, hash: gap.hash ?? "", size: 0,
-                                   sentAt: gap.firstSeen, recordName: nil)
             state.gaps.removeAll { $0.seq == gap.seq }
             do {
-                if try await processApplication(view, report: &report) == false { state.gaps.append(gap) }
+                if try await processApplication(gap.message, report: &report) == false { state.gaps.append(gap) }
             } catch let error as MLSError where error.code == .wrongEpoch {
                 // Its epoch's keys are gone: the change set cannot be read any more. Its
                 // sender is asked for what this member lacks (`requestMissingChanges`).
@@ -328,29 +326,8 @@ extension SharedDocument {
         if let kind = SyncPayload.unknownKind(in: data) {
             // A newer member's kind of message: read (its key is spent) and skipped.
             state.alerts.append("seq \(message.seq) from \(author) is of a kind this version does not know (\(kind)); skipped")
-            group = next
-            advanceCursor(to: message)
-            receivedUnflushed = true
-            return true
-        }
-        let payload = try SyncPayload(decoding: data)
-        switch payload.kind {
-        case .changes:
-            let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
-            try bundle.document.apply(changes)
-            remember(received: changes.map(\.hash))
-        case .snapshot:
-            let content = try SnapshotContent(decoding: payload.body)
-            try applySnapshot(content, from: author, epoch: framed.epoch)
-        case .assets:
-            try remember(announced: try AttachmentAnnouncement(decoding: payload.body).entries, by: author)
-            report.assets += 1
-        case .syncRequest:
-            noteRequest(try MissingChangesRequest(decoding: payload.body), from: author)
-        case .syncReply:
-            try applyAnswer(try MissingChangesAnswer(decoding: payload.body), from: author, seq: message.seq)
-        case .admins:
-            adopt(try AdminList(decoding: payload.body), from: author)
+        } else {
+            try apply(try SyncPayload(decoding: data), from: author, epoch: framed.epoch, seq: message.seq, report: &report)
         }
         // The key is consumed in memory only: `flushReceived` makes the plaintext durable in
         // the bundle first, then commits this state (once for a whole page of messages).
@@ -359,6 +336,28 @@ extension SharedDocument {
         receivedUnflushed = true
         report.messages += 1
         return true
+    }
+
+    /// Applies one decrypted payload of `author`'s, sequenced at `seq` in `epoch`.
+    private func apply(_ payload: SyncPayload, from author: String, epoch: UInt64, seq: Int, report: inout PullReport) throws {
+        switch payload.kind {
+        case .changes:
+            let changes = try ChangeSet.decode(payload.body, maximumBytes: account.options.maximumPayloadBytes)
+            try bundle.document.apply(changes)
+            remember(received: changes.map(\.hash))
+        case .snapshot:
+            let content = try SnapshotContent(decoding: payload.body)
+            try applySnapshot(content, from: author, epoch: epoch)
+        case .assets:
+            try remember(announced: try AttachmentAnnouncement(decoding: payload.body).entries, by: author)
+            report.assets += 1
+        case .syncRequest:
+            noteRequest(try MissingChangesRequest(decoding: payload.body), from: author)
+        case .syncReply:
+            try applyAnswer(try MissingChangesAnswer(decoding: payload.body), from: author, seq: seq)
+        case .admins:
+            adopt(try AdminList(decoding: payload.body), from: author)
+        }
     }
 
     /// Makes what was received since the last flush durable, in the order the crash rules

@@ -110,8 +110,8 @@ struct SnapshotContent: Sendable, Hashable {
 
     var encoded: [UInt8] {
         var w = TLSWriter(capacity: document.count + 256)
-        w.writeOpaque(Array(documentID.utf8))
-        w.writeVector(admins) { w, did in w.writeOpaque(Array(did.utf8)) }
+        w.writeString(documentID)
+        w.writeStrings(admins)
         w.writeVector(heads) { w, head in w.writeOpaque(head.bytes) }
         w.writeOpaque(document)
         if mailboxThreshold != nil || currentStateOnly {
@@ -134,8 +134,8 @@ struct SnapshotContent: Sendable, Hashable {
     init(decoding bytes: [UInt8]) throws(SyncError) {
         do {
             var r = TLSReader(bytes)
-            documentID = try Self.string(&r)
-            admins = try r.readVector { try Self.string(&$0) }
+            documentID = try r.readString(of: "a snapshot")
+            admins = try r.readStrings(of: "a snapshot")
             heads = try r.readVector { r in
                 guard let head = ChangeHash(bytes: try r.readOpaque()) else { throw SyncError(.invalidPayload, "bad head") }
                 return head
@@ -156,12 +156,5 @@ struct SnapshotContent: Sendable, Hashable {
         } catch {
             throw SyncError(.invalidPayload, "malformed snapshot: \(error)")
         }
-    }
-
-    private static func string(_ r: inout TLSReader) throws -> String {
-        guard let text = String(validating: try r.readOpaque(), as: UTF8.self) else {
-            throw SyncError(.invalidPayload, "a snapshot string is not UTF-8")
-        }
-        return text
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImprintDelivery
 import ImprintFiles
 
 /// What one identity remembers of one shared document besides its MLS state: where the
@@ -23,6 +24,11 @@ struct SyncState: Codable, Sendable, Hashable {
         /// When this member last asked the group for the changes it lacks because of this gap
         /// (`SharedDocument+MissingChanges`), or nil.
         var requestedAt: Date? = nil
+
+        /// The application message the Delivery Service sequenced at this gap.
+        var message: MessageView {
+            MessageView(seq: seq, epoch: Int(epoch), sender: sender, messageType: .app, hash: hash ?? "", size: 0, sentAt: firstSeen, recordName: nil)
+        }
     }
 
     var convoId: String
