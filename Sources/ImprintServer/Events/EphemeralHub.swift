@@ -15,24 +15,10 @@ public final class EphemeralHub: Sendable {
     /// Messages a subscription holds while its reader is busy.
     public static let bufferedMessages = 64
 
-    /// Where a subscription's messages go.
-    private enum Subscriber: Sendable {
-        case stream(AsyncStream<EphemeralMessage>.Continuation)
-        case direct(deliver: @Sendable (EphemeralMessage) -> Void, finish: @Sendable () -> Void)
-
-        func deliver(_ message: EphemeralMessage) {
-            switch self {
-            case .stream(let continuation): continuation.yield(message)
-            case .direct(let deliver, _): deliver(message)
-            }
-        }
-
-        func finish() {
-            switch self {
-            case .stream(let continuation): continuation.finish()
-            case .direct(_, let finish): finish()
-            }
-        }
+    /// Where a subscription's messages go, and how it is ended.
+    private struct Subscriber: Sendable {
+        let deliver: @Sendable (EphemeralMessage) -> Void
+        let finish: @Sendable () -> Void
     }
 
     private struct State {
@@ -48,7 +34,8 @@ public final class EphemeralHub: Sendable {
     /// A stream of the messages published for `convoId` from now on, and its handle.
     public func subscribe(convoId: String) -> (id: UInt64, messages: AsyncStream<EphemeralMessage>) {
         let (stream, continuation) = AsyncStream.makeStream(of: EphemeralMessage.self, bufferingPolicy: .bufferingNewest(Self.bufferedMessages))
-        return (add(.stream(continuation), convoId: convoId), stream)
+        let id = subscribe(convoId: convoId, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
+        return (id, stream)
     }
 
     /// Hands every message published for `convoId` from now on to `deliver`, at once, on the
@@ -57,11 +44,8 @@ public final class EphemeralHub: Sendable {
     /// (``closeAll()``). Returns the subscription's handle for ``unsubscribe(_:)``.
     public func subscribe(convoId: String, deliver: @escaping @Sendable (EphemeralMessage) -> Void,
                           finish: @escaping @Sendable () -> Void) -> UInt64 {
-        add(.direct(deliver: deliver, finish: finish), convoId: convoId)
-    }
-
-    private func add(_ subscriber: Subscriber, convoId: String) -> UInt64 {
-        state.withLockedValue { state in
+        let subscriber = Subscriber(deliver: deliver, finish: finish)
+        return state.withLockedValue { state in
             state.nextID += 1
             state.byConvo[convoId, default: [:]][state.nextID] = subscriber
             state.convoOf[state.nextID] = convoId

@@ -10,9 +10,9 @@ import NIOWebSocket
 /// relay is a `NOTIFY`, a round trip, and every frame goes to the session.
 ///
 /// Guarantees, beside ``EphemeralSocketSession``'s:
-/// - **Same rules, same relay.** A send taken here passed the checks the session makes
-///   (``EphemeralSocketFrame/decodeSend(_:convoId:)``, ``InputRules/ephemeral(_:maxBytes:)``,
-///   the member's rate limit, counted the same way when exceeded) and goes to the same hub.
+/// - **Same rules, same relay.** A send taken here passes the session's own check
+///   (``EphemeralSocketSession/admit(_:)``: the frame's form, `sendEphemeral`'s rules, the
+///   member's rate limit) and goes to the same hub.
 /// - **Everything else is the session's.** Control frames go on to the session (pings,
 ///   pongs, the close handshake). The first data frame this does not take (text, a fragment,
 ///   an unmasked or malformed frame, one breaking the rules) goes on to the session, which
@@ -22,22 +22,12 @@ final class EphemeralSendFastPath: ChannelInboundHandler, RemovableChannelHandle
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
 
-    private let convoId: String
-    private let member: String
-    private let maxEphemeralBytes: Int
-    private let rateLimiter: RateLimiter
-    private let metrics: ServerMetrics
-    private let hub: EphemeralHub
+    private let session: EphemeralSocketSession
     /// Set at the first data frame handed to the session: every later one goes there too.
     private var handingOver = false
 
-    init(convoId: String, member: String, maxEphemeralBytes: Int, rateLimiter: RateLimiter, metrics: ServerMetrics, hub: EphemeralHub) {
-        self.convoId = convoId
-        self.member = member
-        self.maxEphemeralBytes = maxEphemeralBytes
-        self.rateLimiter = rateLimiter
-        self.metrics = metrics
-        self.hub = hub
+    init(session: EphemeralSocketSession) {
+        self.session = session
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -46,19 +36,16 @@ final class EphemeralSendFastPath: ChannelInboundHandler, RemovableChannelHandle
         case .ping, .pong, .connectionClose:
             context.fireChannelRead(data)
         case .binary where !handingOver && frame.fin && frame.maskKey != nil:
-            guard let input = try? EphemeralSocketFrame.decodeSend(frame.unmaskedData, convoId: convoId),
-                  (try? InputRules.ephemeral(input, maxBytes: maxEphemeralBytes)) != nil else {
+            let admitted: EphemeralMessage?
+            do {
+                admitted = try session.admit(frame.unmaskedData)
+            } catch {
+                // The session closes the socket with the reason.
                 handingOver = true
                 context.fireChannelRead(data)
                 return
             }
-            guard rateLimiter.admit(member) else {
-                // Dropped (an ephemeral message may always be lost), and counted as the
-                // 429 a POST would have been answered with.
-                metrics.recordRejection(DeliveryError.rateLimited().name)
-                return
-            }
-            hub.publish(EphemeralMessage(convoId: convoId, sender: member, epoch: input.epoch, data: input.data, kind: input.kind))
+            if let admitted { session.store.ephemeralHub.publish(admitted) }
         default:
             handingOver = true
             context.fireChannelRead(data)

@@ -55,9 +55,21 @@ struct EphemeralSocketSession: Sendable {
     /// The handlers in front of the session, on the event loop: the fast path for sends
     /// where the store relays in-process.
     func channelHandlers() -> [any ChannelHandler] {
-        guard store.relaysEphemeralInProcess else { return [] }
-        return [EphemeralSendFastPath(convoId: convoId, member: member, maxEphemeralBytes: maxEphemeralBytes, rateLimiter: rateLimiter,
-                                      metrics: metrics, hub: store.ephemeralHub)]
+        store.relaysEphemeralInProcess ? [EphemeralSendFastPath(session: self)] : []
+    }
+
+    /// The message a send frame of the member's relays, checked as `sendEphemeral` checks a
+    /// POST; nil when it is past the member's rate limit: dropped (an ephemeral message may
+    /// always be lost) and counted as the 429 a POST would have been answered with. Throws
+    /// when the frame is not a well-formed send or breaks `sendEphemeral`'s rules.
+    func admit(_ frame: ByteBuffer) throws -> EphemeralMessage? {
+        let input = try EphemeralSocketFrame.decodeSend(frame, convoId: convoId)
+        try InputRules.ephemeral(input, maxBytes: maxEphemeralBytes)
+        guard rateLimiter.admit(member) else {
+            metrics.recordRejection(DeliveryError.rateLimited().name)
+            return nil
+        }
+        return EphemeralMessage(convoId: convoId, sender: member, epoch: input.epoch, data: input.data, kind: input.kind)
     }
 
     func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
@@ -113,22 +125,14 @@ struct EphemeralSocketSession: Sendable {
                     try await Self.close(outbound, .unacceptableData, "InvalidRequest: ephemeral sends are binary frames")
                     return
                 }
-                let input: SendEphemeralInput
+                let admitted: EphemeralMessage?
                 do {
-                    input = try EphemeralSocketFrame.decodeSend(buffer, convoId: convoId)
-                    try InputRules.ephemeral(input, maxBytes: maxEphemeralBytes)
+                    admitted = try admit(buffer)
                 } catch {
                     try await Self.close(outbound, .policyViolation, "InvalidRequest: \(Self.reason(error))")
                     return
                 }
-                guard rateLimiter.admit(member) else {
-                    // Dropped (an ephemeral message may always be lost), and counted as the
-                    // 429 a POST would have been answered with.
-                    metrics.recordRejection(DeliveryError.rateLimited().name)
-                    continue
-                }
-                try await store.relayEphemeral(EphemeralMessage(
-                    convoId: convoId, sender: member, epoch: input.epoch, data: input.data, kind: input.kind))
+                if let admitted { try await store.relayEphemeral(admitted) }
             }
         }
     }
