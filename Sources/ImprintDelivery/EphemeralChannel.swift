@@ -60,9 +60,6 @@ public final class EphemeralChannel: Sendable {
 
     deinit { close() }
 
-    /// Whether the socket is open (a send may still be lost: ephemeral messages may be).
-    public var isOpen: Bool { channel.isActive }
-
     /// Relays `input` to the members of ``convoId`` connected now (``sendNow(_:)``).
     public func send(_ input: SendEphemeralInput) async throws {
         try sendNow(input)
@@ -88,8 +85,10 @@ public final class EphemeralChannel: Sendable {
 
     /// Closes the socket (a close frame, then the connection); ``messages`` then finishes
     /// without an error.
-    public func close() {
-        let handler = self.handler
+    public func close() { Self.close(handler) }
+
+    /// Closes the socket of `handler` from any thread (on its event loop).
+    private static func close(_ handler: NIOLoopBound<EphemeralChannelHandler>) {
         handler.eventLoop.execute { handler.value.closeHere() }
     }
 
@@ -150,7 +149,7 @@ public final class EphemeralChannel: Sendable {
             }
         switch try await upgraded.get() {
         case .upgraded(let channel, let handler):
-            sink.onTermination = { _ in handler.eventLoop.execute { handler.value.closeHere() } }
+            sink.onTermination = { _ in close(handler) }
             return EphemeralChannel(convoId: convoId, messages: messages, channel: channel, handler: handler)
         case .refused:
             sink.finish()
