@@ -151,10 +151,7 @@ import WSClient
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
             let bobChannel = try #require(try await fixture.members[0].openEphemeralChannel(convoId: fixture.convoId))
             defer { bobChannel.close() }
-            let token = try fixture.owner.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
-            var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
-            configuration.additionalHeaders[.authorization] = "Bearer " + token
-            let url = server.baseURL + DeliveryMethod.ephemeralSocket.path + "?convoId=" + fixture.convoId
+            let (url, configuration) = try Self.rawSocket(on: server, as: fixture.owner, convoId: fixture.convoId)
             let sender = Task {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: testLogger) { _, outbound, _ in
                     for round in 0..<400 {
@@ -312,14 +309,22 @@ import WSClient
         return String(decoding: await socket.outcome(timeout: .milliseconds(300)).bytes, as: UTF8.self)
     }
 
+    /// Where and how a raw WebSocket client (frames of the test's own choosing) opens
+    /// `client`'s ephemeral socket on `convoId`.
+    static func rawSocket(on server: RunningServer, as client: DeliveryClient, convoId: String) throws
+        -> (url: String, configuration: WebSocketClientConfiguration)
+    {
+        let token = try client.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.authorization] = "Bearer " + token
+        return (server.baseURL + DeliveryMethod.ephemeralSocket.path + "?convoId=" + convoId, configuration)
+    }
+
     /// The close the server answers `frame` with, on a socket of `client` (at most 20 s).
     static func closeAfterSending(
         _ frame: WebSocketOutboundWriter.OutboundFrame, server: RunningServer, as client: DeliveryClient, convoId: String
     ) async throws -> EphemeralChannelClosed? {
-        let token = try client.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
-        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
-        configuration.additionalHeaders[.authorization] = "Bearer " + token
-        let url = server.baseURL + DeliveryMethod.ephemeralSocket.path + "?convoId=" + convoId
+        let (url, configuration) = try rawSocket(on: server, as: client, convoId: convoId)
         let connection = Task {
             try await WebSocketClient.connect(url: url, configuration: configuration, logger: testLogger) { inbound, outbound, _ in
                 try await outbound.write(frame)
