@@ -17,15 +17,7 @@ struct AdminList: Sendable, Hashable {
 
     /// Throws ``SyncError`` (`.invalidPayload`) for bytes of another layout or an empty list.
     init(decoding bytes: [UInt8]) throws(SyncError) {
-        do {
-            var r = TLSReader(bytes)
-            admins = try r.readStrings(of: "an admin list")
-            try r.finish()
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.invalidPayload, "a malformed admin list: \(error)")
-        }
+        admins = try TLSReader.body(bytes, of: "admin list") { r in try r.readStrings(of: "an admin list") }
         guard !admins.isEmpty else { throw SyncError(.invalidPayload, "an empty admin list") }
     }
 

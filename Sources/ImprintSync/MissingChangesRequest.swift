@@ -26,15 +26,8 @@ struct MissingChangesRequest: Sendable, Hashable {
 
     /// Throws ``SyncError`` (`.invalidPayload`) for bytes of another layout.
     init(decoding bytes: [UInt8]) throws(SyncError) {
-        do {
-            var r = TLSReader(bytes)
-            targets = try r.readStrings(of: "a request for missing changes")
-            message = try r.readOpaque()
-            try r.finish()
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.invalidPayload, "a malformed request for missing changes: \(error)")
+        (targets, message) = try TLSReader.body(bytes, of: "request for missing changes") { r in
+            (try r.readStrings(of: "a request for missing changes"), try r.readOpaque())
         }
     }
 
@@ -66,15 +59,8 @@ struct MissingChangesAnswer: Sendable, Hashable {
 
     /// Throws ``SyncError`` (`.invalidPayload`) for bytes of another layout.
     init(decoding bytes: [UInt8]) throws(SyncError) {
-        do {
-            var r = TLSReader(bytes)
-            requester = try r.readString(of: "an answer with missing changes")
-            message = try r.readOpaque()
-            try r.finish()
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.invalidPayload, "a malformed answer with missing changes: \(error)")
+        (requester, message) = try TLSReader.body(bytes, of: "answer with missing changes") { r in
+            (try r.readString(of: "an answer with missing changes"), try r.readOpaque())
         }
     }
 
