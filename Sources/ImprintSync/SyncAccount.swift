@@ -3,6 +3,7 @@ import Foundation
 import ImprintDelivery
 import ImprintKeys
 import ImprintZones
+import NIOCore
 
 /// Tunables of the sync layer.
 public struct SyncOptions: Sendable, Hashable {
@@ -52,6 +53,11 @@ public struct SyncOptions: Sendable, Hashable {
     /// are recorded when they do, so one recipient's slow server does not hold up the push,
     /// nor the next one (`SharedDocument.finishInboxCopies()` waits for them).
     public var inboxCopyWait: Duration = .seconds(2)
+    /// How long one request to the account's own server may take, Delivery Service and zone
+    /// service alike, when the account is made by `SyncAccount.connect`. nil (the default)
+    /// keeps each client's own: 30 seconds for the Delivery Service, 60 for zones. Raise it
+    /// for a server reached over a slow link, or one the client shares a busy machine with.
+    public var requestTimeout: Duration?
     public init() {}
 }
 
@@ -108,8 +114,12 @@ public struct SyncAccount: Sendable {
         let signer = ServiceAuthSigner(privateKey: identity.signingKey)
         let probe = DeliveryClient(baseURL: serverURL, serviceDID: "", signer: signer, httpClient: httpClient)
         let serviceDID = try await probe.health().did
-        let delivery = DeliveryClient(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
-        let zones = HTTPZoneStore(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
+        var delivery = DeliveryClient(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
+        var zones = HTTPZoneStore(baseURL: serverURL, serviceDID: serviceDID, signer: signer, httpClient: httpClient)
+        if let timeout = options.requestTimeout {
+            delivery.timeout = TimeAmount(timeout)
+            zones.timeout = TimeAmount(timeout)
+        }
         return try SyncAccount(home: home, keyStore: keyStore, identity: identity, delivery: delivery, zones: zones, options: options,
                                endpoints: ZoneEndpoints(signer: signer))
     }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import ImprintMLS
+import ImprintTestSupport
+import Testing
 
 /// Runs the official RFC 9420 vector files from `../shared/mls-test-vectors`
 /// (relative to the repository root).
@@ -40,19 +41,13 @@ import ImprintMLS
 
     /// Runs the `mls-vectors` executable (built alongside the tests by
     /// `swift build --build-tests` / `swift test`) over every file in the folder.
-    @Test func executableOverWholeFolder() throws {
+    @Test func executableOverWholeFolder() async throws {
         let exe = Bundle.module_productsDirectory.appendingPathComponent("mls-vectors")
         try #require(FileManager.default.isExecutableFile(atPath: exe.path), "mls-vectors not built at \(exe.path)")
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.vectorDir).filter { $0.hasSuffix(".json") }.sorted()
         try #require(files.count >= Self.implemented.count)
-        let p = Process()
-        p.executableURL = exe
-        p.arguments = files.map { Self.vectorDir + "/" + $0 }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let run = try await ChildProcess.run(exe.path, files.map { Self.vectorDir + "/" + $0 })
+        let out = run.stdoutText
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.count == files.count)
         var allImplemented = true
@@ -66,24 +61,17 @@ import ImprintMLS
                 allImplemented = false
             }
         }
-        if allImplemented { #expect(p.terminationStatus == 0, "\(out)") }
+        if allImplemented { #expect(run.status == 0, "\(out)") }
     }
 
-    @Test func executableReportsUnknownKindAndFailsIt() throws {
+    @Test func executableReportsUnknownKindAndFailsIt() async throws {
         let exe = Bundle.module_productsDirectory.appendingPathComponent("mls-vectors")
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-kind.json")
         try Data("[]".utf8).write(to: tmp)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let p = Process()
-        p.executableURL = exe
-        p.arguments = [tmp.path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 1)
-        #expect(out == "no-such-kind: not implemented\n")
+        let run = try await ChildProcess.run(exe.path, [tmp.path])
+        #expect(run.status == 1)
+        #expect(run.stdoutText == "no-such-kind: not implemented\n")
     }
 }
 

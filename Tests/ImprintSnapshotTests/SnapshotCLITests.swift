@@ -12,26 +12,9 @@ import Testing
 
     static func imprint(_ arguments: [String], home: String, in dir: TemporaryDirectory, server: String = "") async throws -> Output {
         let executable = try #require(siblingExecutable("imprint"), "the imprint executable is built by swift build --build-tests")
-        let out = dir.file("out-\(UUID().uuidString)"), err = dir.file("err-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: out, contents: nil), FileManager.default.createFile(atPath: err, contents: nil) else {
-            throw BrowserError("cannot create output files in \(dir.path)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-        process.environment = ProcessInfo.processInfo.environment.merging(["IMPRINT_HOME": home, "IMPRINT_DEVICE": "laptop", "IMPRINT_SERVER": server]) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Output(status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        let run = try await ChildProcess.run(executable, arguments, environment: ["IMPRINT_HOME": home, "IMPRINT_DEVICE": "laptop", "IMPRINT_SERVER": server],
+                                             directory: dir.path)
+        return Output(status: run.status, stdout: run.stdoutText, stderr: run.stderrText)
     }
 
     @Test func exportImportAndListThroughTheCommandLine() async throws {

@@ -105,7 +105,7 @@ import Glibc
         ProcessInfo.processInfo.environment["IMPRINT_BUNDLE_FUZZ_CASES"].flatMap(Int.init) ?? 100
     }
 
-    @Test func noIntactChangeIsEverLostToDamageElsewhere() throws {
+    @Test func noIntactChangeIsEverLostToDamageElsewhere() async throws {
         let seed = testSeed("BundleDamageFuzzTests", fallback: 0xDA_4A6E)
         var rng = SplitMix64(seed: seed)
         let temp = TemporaryDirectory("bundle-fuzz")
@@ -133,7 +133,7 @@ import Glibc
             #expect(lost.isEmpty, "\(lost.count) readable changes lost: \(context)")
             if n % 15 == 0 {
                 // The CLI on the same damage: a clean exit or exit 2, one error line.
-                let run = try CLITests.imprint(["text", path], device: "delta", in: temp.path)
+                let run = try await CLITests.imprint(["text", path], device: "delta", in: temp.path)
                 #expect(run.status == 0 || run.status == 2, "\(run.status) \(run.stderr): \(context)")
                 if run.status != 0 {
                     // Warnings may come first; the failure itself is one last `error:` line.

@@ -1,4 +1,5 @@
 import Foundation
+import ImprintTestSupport
 import Testing
 
 /// `docs/cli.md` is the `imprint` command reference, kept true by this test: it must equal
@@ -8,9 +9,9 @@ import Testing
 @Suite struct CLIReferenceTests {
     static let page = repositoryRoot + "/docs/cli.md"
 
-    @Test func theReferencePageIsTheBinarysOwnHelp() throws {
+    @Test func theReferencePageIsTheBinarysOwnHelp() async throws {
         let binary = try #require(CLITests.binary)
-        let expected = try Self.reference(binary: binary)
+        let expected = try await Self.reference(binary: binary)
         if ProcessInfo.processInfo.environment["IMPRINT_UPDATE_CLI_REFERENCE"] == "1" {
             try expected.write(toFile: Self.page, atomically: true, encoding: .utf8)
         }
@@ -23,7 +24,7 @@ import Testing
     }
 
     /// The page: an introduction, then every command depth first, in the help's order.
-    static func reference(binary: String) throws -> String {
+    static func reference(binary: String) async throws -> String {
         var page = """
             # `imprint` command reference
 
@@ -38,7 +39,7 @@ import Testing
         var queue: [[String]] = [[]]
         while !queue.isEmpty {
             let path = queue.removeFirst()
-            let help = try run(binary, ["help"] + path)
+            let help = try await run(binary, ["help"] + path)
             page += "\n## `\((["imprint"] + path).joined(separator: " "))`\n\n```text\n"
             page += help.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n"
             queue.insert(contentsOf: subcommands(in: help).map { path + [$0] }, at: 0)
@@ -59,17 +60,8 @@ import Testing
         return names.filter { $0 != "help" }
     }
 
-    static func run(_ binary: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+    static func run(_ binary: String, _ arguments: [String]) async throws -> String {
         // A fixed width: help wraps to the terminal's, which a test run does not have.
-        process.environment = ProcessInfo.processInfo.environment.merging(["COLUMNS": "100"]) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try await ChildProcess.run(binary, arguments, environment: ["COLUMNS": "100"]).stdoutText
     }
 }

@@ -47,7 +47,7 @@ import Glibc
         #expect(try DocumentBundle.open(at: path, device: laptop).warnings.isEmpty)
     }
 
-    @Test func aRemovedSnapshotMakesTheDocumentKnownIncomplete() throws {
+    @Test func aRemovedSnapshotMakesTheDocumentKnownIncomplete() async throws {
         let temp = TemporaryDirectory()
         let path = try compactedBundle(temp)
         try FileManager.default.removeItem(atPath: path + "/snapshots/laptop.snapshot")
@@ -70,11 +70,11 @@ import Glibc
                 "\(String(describing: partial.incompleteness))")
         #expect(try partial.text() == "kept ")
 
-        let refused = try CLITests.imprint(["text", other], in: temp.path)
+        let refused = try await CLITests.imprint(["text", other], in: temp.path)
         #expect(refused.status == 2 && refused.stderr.hasPrefix("error: incomplete:") && refused.stderr.contains("--allow-incomplete"), "\(refused)")
-        let edit = try CLITests.imprint(["edit", other, "--insert", "0", "x"], in: temp.path)
+        let edit = try await CLITests.imprint(["edit", other, "--insert", "0", "x"], in: temp.path)
         #expect(edit.status == 2, "\(edit)")
-        let allowed = try CLITests.imprint(["text", other, "--allow-incomplete"], in: temp.path)
+        let allowed = try await CLITests.imprint(["text", other, "--allow-incomplete"], in: temp.path)
         #expect(allowed.status == 0 && allowed.stdout == "kept " && allowed.stderr.contains("warning: incomplete"), "\(allowed)")
     }
 
@@ -97,17 +97,17 @@ import Glibc
         #expect(reopened.warnings.contains { $0.contains("evil.snapshot") && $0.contains("forged or damaged") }, "\(reopened.warnings)")
     }
 
-    @Test func filesOfTheWrongTypeAreDamageExitTwo() throws {
+    @Test func filesOfTheWrongTypeAreDamageExitTwo() async throws {
         let temp = TemporaryDirectory()
         let path = try compactedBundle(temp)
         try FileManager.default.createDirectory(atPath: path + "/changes/zed.log", withIntermediateDirectories: false)
-        let text = try CLITests.imprint(["text", path], in: temp.path)
+        let text = try await CLITests.imprint(["text", path], in: temp.path)
         #expect(text.status == 2 && text.stderr.contains("a directory where a change log file belongs"), "\(text)")
         try FileManager.default.removeItem(atPath: path + "/changes/zed.log")
 
         try FileManager.default.removeItem(atPath: path + "/changes/phone.log")
         #expect(mkfifo(path + "/changes/phone.log", 0o644) == 0)
-        let edit = try CLITests.imprint(["edit", path, "--insert", "0", "x"], device: "phone", in: temp.path)
+        let edit = try await CLITests.imprint(["edit", path, "--insert", "0", "x"], device: "phone", in: temp.path)
         #expect(edit.status == 2 && edit.stderr.contains("a FIFO"), "\(edit)")
     }
 }

@@ -86,10 +86,7 @@ struct CLI {
     /// Starts `process`; the returned task ends when it exits.
     func start(_ arguments: [String]) throws -> (Process, Task<Void, Never>) {
         let process = process(arguments)
-        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in signal.finish() }
-        try process.run()
-        return (process, Task { for await _ in ended {} })
+        return (process, try ChildProcess.start(process))
     }
 
     /// SIGKILLs the process after `milliseconds` unless it ended first; returns whether it was killed.

@@ -143,26 +143,8 @@ extension CLI {
 
     /// Runs to the end and returns what it printed (any exit status).
     func capture(_ arguments: [String]) async throws -> Output {
-        // Files, not pipes: reading a pipe would block one of the few threads the server
-        // under test runs on.
-        let base = NSTemporaryDirectory() + "imprint-cli-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: base + ".out", contents: nil)
-        FileManager.default.createFile(atPath: base + ".err", contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: base + ".out")
-            try? FileManager.default.removeItem(atPath: base + ".err")
-        }
-        let process = process(arguments)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
-        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in signal.finish() }
-        try process.run()
-        for await _ in ended {}
-        let stdout = FileManager.default.contents(atPath: base + ".out") ?? Data()
-        let stderr = FileManager.default.contents(atPath: base + ".err") ?? Data()
-        return Output(stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
-                      status: process.terminationStatus)
+        let run = try await ChildProcess.run(executable, arguments, environment: ["IMPRINT_SERVER": server])
+        return Output(stdout: run.stdoutText, stderr: run.stderrText, status: run.status)
     }
 
     /// Runs and requires exit 0.

@@ -198,19 +198,13 @@ struct ZoneChunkingTests {
 
     /// A ~200 MB attachment through a folder store and back, in a child process whose peak
     /// resident set must stay far below the payload's size.
-    @Test func hundredsOfMegabytesStreamInBoundedMemory() throws {
+    @Test func hundredsOfMegabytesStreamInBoundedMemory() async throws {
         let directory = TemporaryDirectory("zones-stream")
         let executable = try #require(Self.helperExecutable(), "build imprint-zones-testhelper first (swift build --build-tests)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         let mebibytes = 200
-        process.arguments = ["stream", directory.path, String(mebibytes), String(testSeed("streamedChunking", fallback: 0x200))]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try await ChildProcess.run(executable, ["stream", directory.path, String(mebibytes), String(testSeed("streamedChunking", fallback: 0x200))])
+        #expect(run.status == 0, "\(run.stderrText)")
+        let data = run.stdout
         struct Report: Decodable { var bytes: Int; var chunks: Int; var identical: Bool; var peakRSSBytes: Int }
         let report = try JSONDecoder().decode(Report.self, from: data)
         print("streamed \(report.bytes) bytes in \(report.chunks) chunks, peak RSS \(report.peakRSSBytes / (1 << 20)) MiB")

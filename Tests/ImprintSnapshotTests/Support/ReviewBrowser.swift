@@ -1,5 +1,6 @@
 import Foundation
 import ImprintEncoding
+import ImprintTestSupport
 import Testing
 
 /// The repository root, from this file's location.
@@ -73,8 +74,8 @@ enum ReviewBrowser {
                          "--shots", artifacts(name), "--downloads", downloads]
         if serve { arguments.append("--serve") }
         arguments += ["--browser", browser.rawValue]
-        let status = try await runProcess(python, arguments, log: work + "/log.txt")
-        let log = (try? String(contentsOfFile: work + "/log.txt", encoding: .utf8)) ?? ""
+        let run = try await ChildProcess.run(python, arguments)
+        let status = run.status, log = run.stdoutText + run.stderrText
         guard status == 0, let out = FileManager.default.contents(atPath: work + "/out.json") else {
             throw BrowserError("review_browser.py exited \(status): \(log.suffix(2000))")
         }
@@ -85,25 +86,6 @@ enum ReviewBrowser {
             throw BrowserError("browser step failed: \(last["error"]?.stringValue ?? "?")\n\(log.suffix(2000))")
         }
         return results
-    }
-
-    /// Runs a process to completion without blocking a cooperative thread (output to a file).
-    static func runProcess(_ executable: String, _ arguments: [String], log: String) async throws -> Int32 {
-        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BrowserError("cannot create \(log)") }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
     }
 }
 

@@ -52,10 +52,12 @@ struct SyncTestServer: Sendable {
 
     /// A new person named `name`: identity created, key packages published. Unless `options`
     /// says otherwise, a push waits for its inbox copies for up to two minutes instead of two
-    /// seconds: tests look into inboxes right after pushing, on a machine that may be loaded.
+    /// seconds (tests look into inboxes right after pushing), and a request to the server may
+    /// take as long as other tests' (`TestHTTP.requestTimeout`): the machine may be loaded.
     func person(_ name: String, options: SyncOptions = SyncOptions()) async throws -> Person {
         var options = options
         if options.inboxCopyWait == SyncOptions().inboxCopyWait { options.inboxCopyWait = .seconds(120) }
+        if options.requestTimeout == nil { options.requestTimeout = .seconds(TestHTTP.requestTimeout.nanoseconds / 1_000_000_000) }
         let home = ImprintHome(path: directory.file("people/home-\(name)"))
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         let store = try home.openKeyStore(passphrase: nil)
