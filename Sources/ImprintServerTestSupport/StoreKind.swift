@@ -17,9 +17,21 @@ public enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertib
         ProcessInfo.processInfo.environment[postgresURLVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Restricts ``available`` to the stores it names, comma-separated (`postgres`): for a
+    /// long run of one parameterised test on one backend.
+    public static let onlyVariable = "IMPRINT_TEST_STORES"
+
     /// SQLite always; PostgreSQL when `IMPRINT_TEST_POSTGRES_URL` names a server
-    /// (scripts/test.sh starts one through scripts/with-postgres.sh).
+    /// (scripts/test.sh starts one through scripts/with-postgres.sh); of those, only the ones
+    /// `IMPRINT_TEST_STORES` names when it is set.
     public static let available: [StoreKind] = {
+        let all = configured
+        guard let only = ProcessInfo.processInfo.environment[onlyVariable], !only.isEmpty else { return all }
+        let named = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return all.filter { named.contains($0.rawValue) }
+    }()
+
+    private static let configured: [StoreKind] = {
         if postgresURL == nil {
             let warning = """
 
