@@ -42,14 +42,19 @@ public final class RawSocket: Sendable {
         self.collector = collector
     }
 
-    /// Connects to `host:port`.
-    public static func connect(host: String = "127.0.0.1", port: Int) async throws -> RawSocket {
+    /// Connects to `host:port`. `reading: false` plays a client that stopped reading: the
+    /// socket reads only when asked (``readOnce()``), with a small receive buffer, so what the
+    /// server writes piles up in its own send buffer.
+    public static func connect(host: String = "127.0.0.1", port: Int, reading: Bool = true) async throws -> RawSocket {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let closed = loop.makePromise(of: Void.self)
         let collector = Collector(closed: closed)
-        let channel = try await ClientBootstrap(group: loop)
+        var bootstrap = ClientBootstrap(group: loop)
             .channelInitializer { channel in channel.pipeline.addHandler(collector) }
-            .connect(host: host, port: port).get()
+        if !reading {
+            bootstrap = bootstrap.channelOption(.autoRead, value: false).channelOption(.socketOption(.so_rcvbuf), value: 4096)
+        }
+        let channel = try await bootstrap.connect(host: host, port: port).get()
         return RawSocket(channel: channel, collector: collector)
     }
 
@@ -93,6 +98,11 @@ public final class RawSocket: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+
+    /// Reads once what has arrived (for a socket connected with `reading: false`).
+    public func readOnce() {
+        channel.read()
     }
 
     /// Whether the server has closed the connection already.

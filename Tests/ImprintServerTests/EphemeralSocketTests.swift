@@ -204,6 +204,70 @@ import WSClient
         }
     }
 
+    /// A member whose socket stopped reading misses the messages published while the server's
+    /// send buffer for it is full, and each one missed is counted
+    /// (`imprint_ephemeral_dropped_total{subscriber="socket"}`); another member's socket keeps
+    /// getting every message meanwhile; and the server's graceful shutdown does not wait for
+    /// the stalled socket to take its close frame (`closeHandshakeTimeout`).
+    @Test(.timeLimit(.minutes(5))) func aSocketThatStopsReadingMissesMessagesAndDoesNotHoldUpShutdown() async throws {
+        let server = try await RunningServer.start(.sqlite, configure: {
+            $0.maxEphemeralBytes = 60_000
+            $0.rateLimitPerSecond = 1_000_000
+            $0.rateLimitBurst = 1_000_000
+        })
+        do {
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
+            // Bob's socket is upgraded, then never read again.
+            let stalled = try await RawSocket.connect(port: server.port, reading: false)
+            let token = try fixture.members[0].signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+            var request = "GET \(DeliveryMethod.ephemeralSocket.path)?convoId=\(fixture.convoId) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            request += "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            try await stalled.send(request)
+            let carolChannel = try #require(try await fixture.members[1].openEphemeralChannel(convoId: fixture.convoId))
+            defer { carolChannel.close() }
+            let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+            defer { ownerChannel.close() }
+            let carolSawLast = Task { () -> Bool in
+                for try await message in carolChannel.messages where message.data == Data("last".utf8) { return true }
+                return false
+            }
+            defer { carolSawLast.cancel() }
+
+            let bulk = SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data(repeating: 0x5A, count: 50_000), kind: nil)
+            let series = #"imprint_ephemeral_dropped_total{subscriber="socket"}"#
+            var dropped = 0.0
+            for _ in 0..<1000 {
+                // The owner's own socket refuses what its send buffer cannot take: sent again next round.
+                for _ in 0..<20 { try? ownerChannel.sendNow(bulk) }
+                dropped = try await RawHTTP.metric(server, series) ?? 0
+                if dropped > 0 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(dropped > 0, "nothing was dropped for the socket that stopped reading")
+            #expect(stalled.isOpen, "a slow reader is skipped, not closed")
+            for _ in 0..<200 {  // once the owner's socket has drained
+                if (try? ownerChannel.sendNow(Self.input(fixture, "last"))) != nil { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(60))
+                carolSawLast.cancel()
+            }
+            defer { timeout.cancel() }
+            #expect(try await carolSawLast.value, "the member who reads got the message sent after the drops")
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        // A shutdown held up for ever would hang the run: it is waited for 60 s at most.
+        let (stopped, signal) = AsyncStream.makeStream(of: Bool.self)
+        Task { try? await server.stop(); signal.yield(true) }
+        Task { try? await Task.sleep(for: .seconds(60)); signal.yield(false) }
+        var outcome = stopped.makeAsyncIterator()
+        #expect(await outcome.next() == true, "the shutdown waited over 60 s for a socket that stopped reading")
+    }
+
     /// A graceful shutdown closes the sockets it serves ("going away", 1001): the client's
     /// stream ends without an error, as for any close that is not for a reason.
     @Test(.timeLimit(.minutes(5))) func shutdownClosesTheSockets() async throws {

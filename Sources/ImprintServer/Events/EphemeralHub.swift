@@ -32,9 +32,12 @@ public final class EphemeralHub: Sendable {
     public init() {}
 
     /// A stream of the messages published for `convoId` from now on, and its handle.
-    public func subscribe(convoId: String) -> (id: UInt64, messages: AsyncStream<EphemeralMessage>) {
+    /// `dropped` is called for each message the stream's full buffer pushes out.
+    public func subscribe(convoId: String, dropped: @escaping @Sendable () -> Void = {}) -> (id: UInt64, messages: AsyncStream<EphemeralMessage>) {
         let (stream, continuation) = AsyncStream.makeStream(of: EphemeralMessage.self, bufferingPolicy: .bufferingNewest(Self.bufferedMessages))
-        let id = subscribe(convoId: convoId, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
+        let id = subscribe(convoId: convoId, deliver: { message in
+            if case .dropped = continuation.yield(message) { dropped() }
+        }, finish: { continuation.finish() })
         return (id, stream)
     }
 

@@ -2,6 +2,7 @@ import ImprintDelivery
 import Logging
 import NIOCore
 import NIOWebSocket
+import ServiceLifecycle
 @_spi(WSInternal) import WSCore
 
 /// One member's ephemeral socket (v1.5, `ephemeralSocket`), from its upgrade to its close.
@@ -18,7 +19,8 @@ import NIOWebSocket
 ///   one to the socket's event loop as it is published (a direct subscription: no task
 ///   between the sender's socket and the receiver's); a member who reads so slowly that the
 ///   socket's send buffer is full (its high-water mark, 64 KiB by default) loses the messages
-///   published until it drains, so one slow reader never makes the server hold more.
+///   published until it drains, so one slow reader never makes the server hold more. Each
+///   one lost is counted (`imprint_ephemeral_dropped_total{subscriber="socket"}`).
 /// - **Membership, at its change.** The upgrade admitted an active member
 ///   (``EphemeralSocketAdmission``); the membership is checked again as soon as an event for
 ///   the member commits (its removal or departure is one) and at every `eventHeartbeat`
@@ -32,6 +34,10 @@ import NIOWebSocket
 ///   beyond the member's rate limit are dropped (an ephemeral message may always be lost) and
 ///   counted in the rejections metric as `RateLimited`.
 ///   None of these affects another socket or the server.
+/// - **Shutdown.** A graceful shutdown closes the socket as it begins (1001, going away).
+///   Every close the server starts drops the connection if the handshake has not ended
+///   within ``closeHandshakeTimeout`` (the member stopped reading), so no client can hold up
+///   the shutdown.
 struct EphemeralSocketSession: Sendable {
     /// Close code of a member who was removed or left (an application code, 4000-4999).
     static let notMemberCode = WebSocketErrorCode.unknown(4403)
@@ -92,8 +98,9 @@ struct EphemeralSocketSession: Sendable {
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let hub = store.ephemeralHub
         let (shutdown, shutdownSignal) = AsyncStream.makeStream(of: Void.self)
-        let subscription = hub.subscribe(convoId: convoId, deliver: { [member] message in
-            guard message.sender != member, channel.isWritable else { return }
+        let subscription = hub.subscribe(convoId: convoId, deliver: { [member, metrics] message in
+            guard message.sender != member else { return }
+            guard channel.isWritable else { return metrics.recordEphemeralDropped(subscriber: "socket") }
             let frame = WebSocketFrame(fin: true, opcode: .binary, data: EphemeralSocketFrame.encodeMessage(message, allocator: channel.allocator))
             channel.writeAndFlush(frame, promise: nil)
         }, finish: { shutdownSignal.finish() })
@@ -102,19 +109,30 @@ struct EphemeralSocketSession: Sendable {
             hub.unsubscribe(subscription)
             metrics.subscribers.decrement()
         }
+        // The server's graceful shutdown waits for its connections: this one closes as it
+        // begins, without waiting for the hub to close (the store shuts down after them).
+        try await withGracefulShutdownHandler {
+            try await serve(inbound: inbound, outbound: outbound, channel: channel, shutdown: shutdown)
+        } onGracefulShutdown: {
+            shutdownSignal.finish()
+        }
+    }
+
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel,
+                       shutdown: AsyncStream<Void>) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in shutdown {}
-                // The hub closed its subscriptions (the server is shutting down), or this
+                // The server is shutting down (or the hub closed its subscriptions), or this
                 // socket's serving ended and the group is being cancelled.
-                if !Task.isCancelled { try await Self.close(outbound, .goingAway, "shutting down") }
+                if !Task.isCancelled { try await Self.close(outbound, .goingAway, "shutting down", channel: channel) }
             }
             group.addTask { [store, convoId, member, heartbeat] in
                 for await _ in MembershipWatch.checks(bell: store.eventBell, member: member, heartbeat: heartbeat) {
                     // Only a definite "no" closes the socket: a store that fails to answer
                     // (a busy pool) is asked again at the next check.
                     guard (try? await store.isActiveMember(convoId: convoId, did: member)) != false else {
-                        try await Self.close(outbound, Self.notMemberCode, "NotMember: no longer an active member of the convo")
+                        try await Self.close(outbound, Self.notMemberCode, "NotMember: no longer an active member of the convo", channel: channel)
                         return
                     }
                 }
@@ -122,14 +140,14 @@ struct EphemeralSocketSession: Sendable {
             defer { group.cancelAll() }
             for try await message in inbound.messages(maxSize: Self.maxFrameSize(maxEphemeralBytes: maxEphemeralBytes)) {
                 guard case .binary(let buffer) = message else {
-                    try await Self.close(outbound, .unacceptableData, "InvalidRequest: ephemeral sends are binary frames")
+                    try await Self.close(outbound, .unacceptableData, "InvalidRequest: ephemeral sends are binary frames", channel: channel)
                     return
                 }
                 let admitted: EphemeralMessage?
                 do {
                     admitted = try admit(buffer)
                 } catch {
-                    try await Self.close(outbound, .policyViolation, "InvalidRequest: \(Self.reason(error))")
+                    try await Self.close(outbound, .policyViolation, "InvalidRequest: \(Self.reason(error))", channel: channel)
                     return
                 }
                 if let admitted { try await store.relayEphemeral(admitted) }
@@ -137,10 +155,19 @@ struct EphemeralSocketSession: Sendable {
         }
     }
 
-    /// Sends a close frame; a reason is cut to the 123 bytes a close frame holds.
-    private static func close(_ outbound: WebSocketOutboundWriter, _ code: WebSocketErrorCode, _ reason: String) async throws {
+    /// How long a close that the server starts may take, its close frame sent and the
+    /// member's answered: past it the connection is dropped. A member who stopped reading
+    /// never takes the frame nor answers it, and a graceful shutdown would otherwise wait for
+    /// its connection for ever.
+    static let closeHandshakeTimeout = TimeAmount.seconds(5)
+
+    /// Sends a close frame, and drops the connection if it is still open
+    /// ``closeHandshakeTimeout`` later; a reason is cut to the 123 bytes a close frame holds.
+    private static func close(_ outbound: WebSocketOutboundWriter, _ code: WebSocketErrorCode, _ reason: String,
+                              channel: any Channel) async throws {
         var cut = Substring(reason)
         while cut.utf8.count > 123 { cut = cut.dropLast() }
+        channel.eventLoop.scheduleTask(in: closeHandshakeTimeout) { channel.close(promise: nil) }
         try await outbound.close(code, reason: String(cut))
     }
 

@@ -20,7 +20,7 @@ struct EphemeralStreamResponder: Sendable {
     func response() -> Response {
         let body = ResponseBody { [store, convoId, subscriber, metrics, heartbeat] writer in
             let hub = store.ephemeralHub
-            let (subscription, messages) = hub.subscribe(convoId: convoId)
+            let (subscription, messages) = hub.subscribe(convoId: convoId) { metrics.recordEphemeralDropped(subscriber: "stream") }
             metrics.subscribers.increment()
             // Membership checks (at every heartbeat, with a keep-alive comment, and at every
             // event for the subscriber): their output goes through `sink` to the one task that

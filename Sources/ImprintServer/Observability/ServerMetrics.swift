@@ -23,6 +23,10 @@ public struct ServerMetrics: Sendable {
     static var rejections: MetricNameDescriptor {
         .init(metricName: "imprint_rejections", unitName: "total", helpText: "Rejected requests by error name")
     }
+    static var ephemeralDropped: MetricNameDescriptor {
+        .init(metricName: "imprint_ephemeral_dropped", unitName: "total",
+              helpText: "Ephemeral messages a subscriber missed because it read too slowly, by subscriber kind (socket, stream)")
+    }
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -41,6 +45,12 @@ public struct ServerMetrics: Sendable {
 
     func recordRejection(_ name: String) {
         registry.makeCounter(descriptor: Self.rejections, labels: [("error", name)]).increment()
+    }
+
+    /// An ephemeral message that one subscriber did not get: its socket's send buffer was full
+    /// (`socket`), or its stream's buffer was and the oldest message went (`stream`).
+    func recordEphemeralDropped(subscriber: String) {
+        registry.makeCounter(descriptor: Self.ephemeralDropped, labels: [("subscriber", subscriber)]).increment()
     }
 
     public func exposition() -> String { registry.emitToString() }
