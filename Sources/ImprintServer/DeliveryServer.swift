@@ -78,7 +78,8 @@ public enum DeliveryServer {
                     await admission.admit(head, channel: channel).map { admitted in
                         let session = EphemeralSocketSession(
                             store: store, rateLimiter: gate.rateLimiter, convoId: admitted.convoId, member: admitted.caller,
-                            maxEphemeralBytes: configuration.maxEphemeralBytes, heartbeat: configuration.eventHeartbeat, metrics: metrics)
+                            maxEphemeralBytes: configuration.maxEphemeralBytes, heartbeat: configuration.eventHeartbeat,
+                            stallTimeout: configuration.ephemeralStallTimeout, metrics: metrics)
                         return EphemeralSocketUpgradeChannel.Admitted(
                             handlers: { session.channelHandlers() }, session: { socket, logger in await session.run(socket, logger: logger) })
                     }

@@ -14,6 +14,10 @@ public struct DeliveryServerConfiguration: Sendable {
     public var maxMessagesPerPage = 1000
     /// v1.2: largest `sendEphemeral` message (presence is a few hundred bytes).
     public var maxEphemeralBytes = 2048
+    /// An ephemeral socket whose send buffer has stayed full this long while messages kept
+    /// coming for it (its member stopped reading) is dropped; its client reconnects if it is
+    /// alive. Until then it only misses messages.
+    public var ephemeralStallTimeout: Duration = .seconds(60)
     public var defaultMessagesPerPage = 100
     public var maxKeyPackagesPerDID = 200
     public var maxDIDsPerKeyPackageRequest = 50

@@ -217,13 +217,7 @@ import WSClient
         })
         do {
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
-            // Bob's socket is upgraded, then never read again.
-            let stalled = try await RawSocket.connect(port: server.port, reading: false)
-            let token = try fixture.members[0].signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
-            var request = "GET \(DeliveryMethod.ephemeralSocket.path)?convoId=\(fixture.convoId) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-            request += "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
-            try await stalled.send(request)
+            let stalled = try await Self.socketThatStopsReading(on: server, as: fixture.members[0], convoId: fixture.convoId)
             let carolChannel = try #require(try await fixture.members[1].openEphemeralChannel(convoId: fixture.convoId))
             defer { carolChannel.close() }
             let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
@@ -234,15 +228,10 @@ import WSClient
             }
             defer { carolSawLast.cancel() }
 
-            let bulk = SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data(repeating: 0x5A, count: 50_000), kind: nil)
-            let series = #"imprint_ephemeral_dropped_total{subscriber="socket"}"#
             var dropped = 0.0
-            for _ in 0..<1000 {
-                // The owner's own socket refuses what its send buffer cannot take: sent again next round.
-                for _ in 0..<20 { try? ownerChannel.sendNow(bulk) }
-                dropped = try await RawHTTP.metric(server, series) ?? 0
-                if dropped > 0 { break }
-                try await Task.sleep(for: .milliseconds(20))
+            try await Self.flood(ownerChannel, fixture) {
+                dropped = try await RawHTTP.metric(server, #"imprint_ephemeral_dropped_total{subscriber="socket"}"#) ?? 0
+                return dropped > 0
             }
             #expect(dropped > 0, "nothing was dropped for the socket that stopped reading")
             #expect(stalled.isOpen, "a slow reader is skipped, not closed")
@@ -266,6 +255,55 @@ import WSClient
         Task { try? await Task.sleep(for: .seconds(60)); signal.yield(false) }
         var outcome = stopped.makeAsyncIterator()
         #expect(await outcome.next() == true, "the shutdown waited over 60 s for a socket that stopped reading")
+    }
+
+    /// A socket whose send buffer stays full for `ephemeralStallTimeout` while messages keep
+    /// coming is dropped (its member has stopped reading); until then it only misses them.
+    @Test(.timeLimit(.minutes(5))) func aSocketThatStaysFullIsDropped() async throws {
+        try await withServer(.sqlite, configure: {
+            $0.maxEphemeralBytes = 60_000
+            $0.rateLimitPerSecond = 1_000_000
+            $0.rateLimitBurst = 1_000_000
+            $0.ephemeralStallTimeout = .seconds(1)
+        }) { server in
+            let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
+            let stalled = try await Self.socketThatStopsReading(on: server, as: fixture.members[0], convoId: fixture.convoId)
+            let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
+            defer { ownerChannel.close() }
+            // The client, which reads nothing, does not see the close: the server's count of
+            // subscribers does (the owner's socket and the stalled one, then the owner's alone).
+            var dropped = 0.0, subscribers = 0.0
+            try await Self.flood(ownerChannel, fixture, rounds: 1500) {
+                dropped = try await RawHTTP.metric(server, #"imprint_ephemeral_dropped_total{subscriber="socket"}"#) ?? 0
+                subscribers = try await RawHTTP.metric(server, "imprint_event_subscribers") ?? 0
+                return dropped > 0 && subscribers == 1
+            }
+            #expect(dropped > 0 && subscribers == 1, "dropped \(dropped), subscribers \(subscribers)")
+            _ = stalled
+        }
+    }
+
+    /// `member`'s ephemeral socket on `convoId`, upgraded, then never read again.
+    static func socketThatStopsReading(on server: RunningServer, as member: DeliveryClient, convoId: String) async throws -> RawSocket {
+        let socket = try await RawSocket.connect(port: server.port, reading: false)
+        let token = try member.signer.token(audience: RunningServer.serviceDID, method: DeliveryMethod.ephemeralSocket.nsid)
+        var request = "GET \(DeliveryMethod.ephemeralSocket.path)?convoId=\(convoId) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        request += "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        try await socket.send(request)
+        return socket
+    }
+
+    /// Sends 50 KB messages on `channel`, 20 every 20 ms, until `done` (at most `rounds`
+    /// rounds). What the channel's own full send buffer refuses is sent again next round.
+    static func flood(_ channel: EphemeralChannel, _ fixture: ConvoFixture, rounds: Int = 1000,
+                      until done: () async throws -> Bool) async throws {
+        let bulk = SendEphemeralInput(convoId: fixture.convoId, epoch: fixture.epoch, data: Data(repeating: 0x5A, count: 50_000), kind: nil)
+        for _ in 0..<rounds {
+            for _ in 0..<20 { try? channel.sendNow(bulk) }
+            if try await done() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// A graceful shutdown closes the sockets it serves ("going away", 1001): the client's

@@ -1,5 +1,6 @@
 import ImprintDelivery
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import ServiceLifecycle
@@ -20,7 +21,9 @@ import ServiceLifecycle
 ///   between the sender's socket and the receiver's); a member who reads so slowly that the
 ///   socket's send buffer is full (its high-water mark, 64 KiB by default) loses the messages
 ///   published until it drains, so one slow reader never makes the server hold more. Each
-///   one lost is counted (`imprint_ephemeral_dropped_total{subscriber="socket"}`).
+///   one lost is counted (`imprint_ephemeral_dropped_total{subscriber="socket"}`). A socket
+///   still full `ephemeralStallTimeout` after its first loss (60 s by default) when another
+///   message comes is dropped: its member has stopped reading.
 /// - **Membership, at its change.** The upgrade admitted an active member
 ///   (``EphemeralSocketAdmission``); the membership is checked again as soon as an event for
 ///   the member commits (its removal or departure is one) and at every `eventHeartbeat`
@@ -53,6 +56,8 @@ struct EphemeralSocketSession: Sendable {
     let member: String
     let maxEphemeralBytes: Int
     let heartbeat: Duration
+    /// How long the socket's send buffer may stay full while messages come for it.
+    let stallTimeout: Duration
     let metrics: ServerMetrics
 
     /// Largest frame the server reads: a send of `maxEphemeralBytes` with its largest header.
@@ -98,9 +103,21 @@ struct EphemeralSocketSession: Sendable {
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let hub = store.ephemeralHub
         let (shutdown, shutdownSignal) = AsyncStream.makeStream(of: Void.self)
+        let stalledSince = NIOLockedValueBox<NIODeadline?>(nil)
+        let stallTimeout = TimeAmount(stallTimeout)
         let subscription = hub.subscribe(convoId: convoId, deliver: { [member, metrics] message in
             guard message.sender != member else { return }
-            guard channel.isWritable else { return metrics.recordEphemeralDropped(subscriber: "socket") }
+            guard channel.isWritable else {
+                metrics.recordEphemeralDropped(subscriber: "socket")
+                let now = NIODeadline.now()
+                let since = stalledSince.withLockedValue { since in
+                    if since == nil { since = now }
+                    return since!
+                }
+                if now - since >= stallTimeout { channel.close(promise: nil) }
+                return
+            }
+            stalledSince.withLockedValue { $0 = nil }
             let frame = WebSocketFrame(fin: true, opcode: .binary, data: EphemeralSocketFrame.encodeMessage(message, allocator: channel.allocator))
             channel.writeAndFlush(frame, promise: nil)
         }, finish: { shutdownSignal.finish() })
