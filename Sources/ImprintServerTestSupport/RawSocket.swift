@@ -43,8 +43,8 @@ public final class RawSocket: Sendable {
     }
 
     /// Connects to `host:port`. `reading: false` plays a client that stopped reading: the
-    /// socket reads only when asked (``readOnce()``), with a small receive buffer, so what the
-    /// server writes piles up in its own send buffer.
+    /// socket reads nothing and has a small receive buffer, so what the server writes piles up
+    /// in its own send buffer (and a close by the server goes unseen here).
     public static func connect(host: String = "127.0.0.1", port: Int, reading: Bool = true) async throws -> RawSocket {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let closed = loop.makePromise(of: Void.self)
@@ -98,11 +98,6 @@ public final class RawSocket: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
-    }
-
-    /// Reads once what has arrived (for a socket connected with `reading: false`).
-    public func readOnce() {
-        channel.read()
     }
 
     /// Whether the server has closed the connection already.

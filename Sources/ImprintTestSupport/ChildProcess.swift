@@ -72,11 +72,6 @@ public enum ChildProcess {
         }
         return Task { for await _ in ended {} }
     }
-
-    /// Waits for a process started elsewhere (without ``start(_:)``) to exit.
-    public static func waitForExit(_ process: Process) async {
-        await onOwnThread { process.waitUntilExit() }
-    }
 }
 
 /// Runs `body` on a thread of its own and returns its result: for the blocking waits an
@@ -85,12 +80,5 @@ public enum ChildProcess {
 public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-}
-
-/// ``onOwnThread(_:)`` for a body that cannot throw.
-public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }

@@ -210,11 +210,7 @@ import WSClient
     /// getting every message meanwhile; and the server's graceful shutdown does not wait for
     /// the stalled socket to take its close frame (`closeHandshakeTimeout`).
     @Test(.timeLimit(.minutes(5))) func aSocketThatStopsReadingMissesMessagesAndDoesNotHoldUpShutdown() async throws {
-        let server = try await RunningServer.start(.sqlite, configure: {
-            $0.maxEphemeralBytes = 60_000
-            $0.rateLimitPerSecond = 1_000_000
-            $0.rateLimitBurst = 1_000_000
-        })
+        let server = try await RunningServer.start(.sqlite, configure: Self.floodable)
         do {
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 2)
             let stalled = try await Self.socketThatStopsReading(on: server, as: fixture.members[0], convoId: fixture.convoId)
@@ -230,7 +226,7 @@ import WSClient
 
             var dropped = 0.0
             try await Self.flood(ownerChannel, fixture) {
-                dropped = try await RawHTTP.metric(server, #"imprint_ephemeral_dropped_total{subscriber="socket"}"#) ?? 0
+                dropped = try await RawHTTP.metric(server, Self.droppedOnSockets) ?? 0
                 return dropped > 0
             }
             #expect(dropped > 0, "nothing was dropped for the socket that stopped reading")
@@ -261,27 +257,34 @@ import WSClient
     /// coming is dropped (its member has stopped reading); until then it only misses them.
     @Test(.timeLimit(.minutes(5))) func aSocketThatStaysFullIsDropped() async throws {
         try await withServer(.sqlite, configure: {
-            $0.maxEphemeralBytes = 60_000
-            $0.rateLimitPerSecond = 1_000_000
-            $0.rateLimitBurst = 1_000_000
+            Self.floodable(&$0)
             $0.ephemeralStallTimeout = .seconds(1)
         }) { server in
             let fixture = try await ConvoFixture.make(on: server, extraMembers: 1)
-            let stalled = try await Self.socketThatStopsReading(on: server, as: fixture.members[0], convoId: fixture.convoId)
+            _ = try await Self.socketThatStopsReading(on: server, as: fixture.members[0], convoId: fixture.convoId)
             let ownerChannel = try #require(try await fixture.owner.openEphemeralChannel(convoId: fixture.convoId))
             defer { ownerChannel.close() }
             // The client, which reads nothing, does not see the close: the server's count of
             // subscribers does (the owner's socket and the stalled one, then the owner's alone).
             var dropped = 0.0, subscribers = 0.0
             try await Self.flood(ownerChannel, fixture, rounds: 1500) {
-                dropped = try await RawHTTP.metric(server, #"imprint_ephemeral_dropped_total{subscriber="socket"}"#) ?? 0
+                dropped = try await RawHTTP.metric(server, Self.droppedOnSockets) ?? 0
                 subscribers = try await RawHTTP.metric(server, "imprint_event_subscribers") ?? 0
                 return dropped > 0 && subscribers == 1
             }
             #expect(dropped > 0 && subscribers == 1, "dropped \(dropped), subscribers \(subscribers)")
-            _ = stalled
         }
     }
+
+    /// Room for 50 KB messages sent as fast as a socket takes them (`flood`).
+    static func floodable(_ configuration: inout DeliveryServerConfiguration) {
+        configuration.maxEphemeralBytes = 60_000
+        configuration.rateLimitPerSecond = 1_000_000
+        configuration.rateLimitBurst = 1_000_000
+    }
+
+    /// The metric of messages skipped for sockets whose send buffer was full.
+    static let droppedOnSockets = #"imprint_ephemeral_dropped_total{subscriber="socket"}"#
 
     /// `member`'s ephemeral socket on `convoId`, upgraded, then never read again.
     static func socketThatStopsReading(on server: RunningServer, as member: DeliveryClient, convoId: String) async throws -> RawSocket {
