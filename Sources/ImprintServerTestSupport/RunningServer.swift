@@ -93,9 +93,14 @@ public enum TestHTTP {
     public static let requestTimeout = TimeAmount.seconds(120)
 
     /// One pooled client for the whole suite, wide enough for the concurrency tests.
+    ///
+    /// Its idle connections are closed after 20 s, before the server closes them (its
+    /// `idleTimeout`, 30 s): with equal times, a request could take a pooled connection in
+    /// the moment the server closed it and fail with `remoteConnectionClosed` (a full run
+    /// once did, in a test that polled `/metrics` for over 30 s).
     public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.connectionPool = .init(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
         configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
