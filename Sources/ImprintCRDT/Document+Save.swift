@@ -11,7 +11,9 @@ extension Document {
     /// `save()` in format version 5 (`visibleTextFirst` and `runHeaders`), 3
     /// (`visibleTextFirst` alone: one header per change), or in the layout of versions 1
     /// and 2 (1 without marks, 2 with), byte for byte what builds before version 3 wrote.
-    /// A document with redacted changes writes version 4 whatever is asked.
+    /// Versions 1 to 3 are framed as the builds that wrote them did (a SHA-256 checksum);
+    /// version 5 with the XXH64 checksum. A document with redacted changes writes version 4
+    /// (XXH64) whatever is asked.
     func save(visibleTextFirst: Bool, runHeaders: Bool = true) -> [UInt8] {
         // The saved changes must not grow afterwards (incremental saves start after them),
         // but they need no hash yet: stop coalescing without sealing.
@@ -23,7 +25,7 @@ extension Document {
         if let unloadable = unloadablePayload { return DocumentFormat.frame(unloadable.payload, version: unloadable.version) }
         if !redactedRecords.isEmpty { return saveRedacted() }
         let (payload, version) = encodePayload(visibleTextFirst: visibleTextFirst, runHeaders: runHeaders)
-        return DocumentFormat.frame(payload, version: version)
+        return DocumentFormat.frame(payload, version: version, checksum: version == DocumentFormat.runVersion ? .xxh64 : .sha256)
     }
 
     /// The changes made or received since the last `save()` / `saveIncremental()`, as one

@@ -1,14 +1,16 @@
 /// The full-document binary format (`docs/format.md`, "Document").
 ///
 /// ```
-/// magic "IMPD" | version u8 (5 as written, 4 for redacted saves; 1 to 3 still read) | flags u8 (bit 0: zstd) | checksum 8 bytes
+/// magic "IMPD" | version u8 (5 as written, 4 for redacted saves; 1 to 3 still read)
+/// | flags u8 (bit 0: zstd, bit 1: XXH64 checksum) | checksum 8 bytes
 /// | uleb payload length (uncompressed) | uleb body length | body (zstd frame when flagged)
 /// ```
-/// The checksum is the first 8 bytes of SHA-256 over everything after it. The payload
-/// holds the actor table, change headers, objects, map ops, remove ops and, per
-/// sequence, its spans in document order as columns (see the spec); version 2 adds a
-/// last section, the mark ops of texts; version 3 stores each text's visible content first;
-/// version 5 stores the change headers as runs.
+/// The checksum covers everything after it: XXH64 of it (little-endian) when flag bit 1 is
+/// set, as `save` writes, else the first 8 bytes of its SHA-256, as builds before the flag
+/// wrote (``Checksum``). The payload holds the actor table, change headers, objects, map
+/// ops, remove ops and, per sequence, its spans in document order as columns (see the
+/// spec); version 2 adds a last section, the mark ops of texts; version 3 stores each text's
+/// visible content first; version 5 stores the change headers as runs.
 enum DocumentFormat {
     static let magic: [UInt8] = Array("IMPD".utf8)
     /// Documents without mark ops: byte for byte what builds before marks wrote and read.
@@ -29,11 +31,30 @@ enum DocumentFormat {
     /// stored as runs of one actor's consecutive changes (`ChangeRuns`). Builds before it
     /// refuse it with `unsupportedVersion`. Redacted saves keep version 4 (headers per change).
     static let runVersion: UInt8 = 5
+    /// How a frame's checksum is computed: flag bit 1 says which.
+    enum Checksum {
+        /// The first 8 bytes of SHA-256: every build before the flag wrote it, and tests
+        /// still write it to reproduce their files byte for byte.
+        case sha256
+        /// XXH64, little-endian (``XXH64``): what `save` writes. Builds before it refuse
+        /// the flag with `unsupportedVersion` ("unknown document flags").
+        case xxh64
+
+        static let flag: UInt8 = 2
+
+        func of(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            switch self {
+            case .sha256: Array(SHA256Digest.of(Array(bytes)).prefix(8))
+            case .xxh64: XXH64.checksum(bytes)
+            }
+        }
+    }
+
     /// Decoders refuse payloads larger than this (1 GiB).
     static let maxPayload = 1 << 30
 
     /// Columns inside the payload are compressed one by one, so the frame itself is stored raw.
-    static func frame(_ payload: [UInt8], version: UInt8 = version, compress: Bool = false) -> [UInt8] {
+    static func frame(_ payload: [UInt8], version: UInt8 = version, compress: Bool = false, checksum: Checksum = .xxh64) -> [UInt8] {
         let body = compress ? Zstd.compress(payload) : payload
         var tail = ByteWriter()
         tail.uleb(payload.count)
@@ -42,8 +63,8 @@ enum DocumentFormat {
         var out = ByteWriter()
         out.raw(magic)
         out.byte(version)
-        out.byte(compress ? 1 : 0)
-        out.raw(SHA256Digest.of(tail.bytes).prefix(8))
+        out.byte((compress ? 1 : 0) | (checksum == .xxh64 ? Checksum.flag : 0))
+        out.raw(checksum.of(tail.bytes[...]))
         out.raw(tail.bytes)
         return out.bytes
     }
@@ -67,9 +88,9 @@ enum DocumentFormat {
         let end = try extent(bytes)
         guard end == bytes.count else { throw CRDTError(.malformed, "trailing bytes after document") }
         let flags = bytes[5]
-        guard flags & ~1 == 0 else { throw CRDTError(.unsupportedVersion, "unknown document flags \(flags)") }
-        let sum = Array(bytes[6..<14])
-        guard Array(SHA256Digest.of(Array(bytes[14...])).prefix(8)) == sum else {
+        guard flags & ~(1 | Checksum.flag) == 0 else { throw CRDTError(.unsupportedVersion, "unknown document flags \(flags)") }
+        let checksum: Checksum = flags & Checksum.flag != 0 ? .xxh64 : .sha256
+        guard checksum.of(bytes[14...]) == Array(bytes[6..<14]) else {
             throw CRDTError(.checksumMismatch, "document checksum does not match")
         }
         var r = ByteReader(bytes, offset: 14)

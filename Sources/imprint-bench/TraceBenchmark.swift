@@ -105,11 +105,18 @@ struct FormatStatsCommand: ParsableCommand {
     var loadRuns = 0
     @Flag(help: "With --load-runs: also decode and validate the whole history (finishLoading).")
     var full = false
+    @Flag(help: "With --load-runs: load the save framed as builds before the XXH64 checksum framed it (SHA-256).")
+    var sha256Frame = false
 
     func run() throws {
         let trace = try EditingTrace.load(path: path)
         let doc = try TraceReplay.replay(trace)
-        let bytes = doc.save()
+        var bytes = doc.save()
+        if sha256Frame {
+            // Flag bit 1 cleared, the checksum the first 8 bytes of SHA-256 (`docs/format.md`).
+            bytes[5] &= ~2
+            bytes.replaceSubrange(6..<14, with: Array(SHA256.hash(data: bytes[14...])).prefix(8))
+        }
         if loadRuns > 0 {
             var times: [Double] = []
             let faultsBefore = ProcessCPU.minorFaults()
