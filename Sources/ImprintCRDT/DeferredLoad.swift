@@ -100,6 +100,7 @@ extension Document {
         guard let deferred = deferredLoad else { return }
         deferredLoad = nil
         storedObjects = [.root: .map(MapState())]
+        lastState = nil
         do {
             try decodePayload(deferred.payload, version: deferred.version, decoder: deferred.decoder)
             if deferred.countsAsSaved { savedRecordCount = recordCount }
@@ -107,6 +108,7 @@ extension Document {
             loadError = error as? CRDTError ?? CRDTError(.malformed, "\(error)")
             unloadablePayload = (deferred.payload, deferred.version)
             storedObjects = [.root: .map(MapState())]
+            lastState = nil
             storedMaxCounter = 0
             storedRecords = []
             forgetRecordPositions()

@@ -70,7 +70,7 @@ extension Document {
         let id = nextOpID(width: 1)
         if m.instance == .root { m.instance = id }
         let covered = seq.coverage(m)
-        if currentUndo != nil {
+        if undoLog.isRecording {
             noteUndo(.marked(obj: o, start: m.start, end: m.end, name: m.name, instance: m.instance, previous: previousValues(seq, m, covered)))
         }
         recordLocal(Op(id: id, obj: o, action: .mark(m)))

@@ -150,6 +150,7 @@ extension Document {
             actors = other.actors
             actorIndex = other.actorIndex
             storedObjects = other.storedObjects
+            lastState = nil
             deferredLoad = deferred
             openRecord = nil
             selfActor = intern(me)

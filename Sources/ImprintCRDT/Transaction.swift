@@ -112,7 +112,8 @@ public struct Transaction {
             guard index >= 0 && index <= seq.visibleCount else {
                 throw CRDTError(.indexOutOfBounds, "index \(index) of \(seq.visibleCount)")
             }
-            let n = text.unicodeScalars.count
+            // One UTF-8 byte is one ASCII scalar (a keystroke), without walking the scalars.
+            let n = text.utf8.count == 1 ? 1 : text.unicodeScalars.count
             let id = doc.nextOpID(width: n)
             let (l, r) = seq.insertLocal(at: index, id: id, text: text, count: n, boundaries: seq.marks.isEmpty ? nil : seq.markBoundaries())
             doc.records[doc.openRecordCandidate!].appendText(obj: o, id: id, left: l, right: r, text: text, count: n)
@@ -152,7 +153,7 @@ extension Document {
         txnMessage = message
         txnTime = time
         txnHasChange = false
-        if recordingUndo { currentUndo = UndoEntry() }
+        if recordingUndo { undoLog.begin() }
         defer {
             if txnHasChange, let r = openRecordCandidate {
                 // A change with a message is complete: don't let later edits join it.
@@ -160,19 +161,7 @@ extension Document {
             }
             openRecordCandidate = nil
             publishLocalPatches()
-            if let u = currentUndo, !u.steps.isEmpty {
-                undoStack.append(u)
-                // Only the most recent `undoLimit` entries can be undone; the array is trimmed
-                // once the forgotten ones outnumber them (at most twice the limit is kept), so
-                // each transaction moves O(1) entries amortized.
-                undoFloor = max(undoFloor, undoStack.count - max(0, undoLimit))
-                if undoFloor > max(64, undoLimit) {
-                    undoStack.removeFirst(undoFloor)
-                    undoFloor = 0
-                }
-                if !replaying { redoStack.removeAll() }
-            }
-            currentUndo = nil
+            if undoLog.commit(limit: undoLimit), !replaying { redoStack.removeAll() }
             txnHasChange = false
         }
         return try body(Transaction(doc: self))

@@ -1,6 +1,7 @@
-/// What one local transaction did, kept so it can be inverted by ``Document/undo()``.
+/// What one local transaction did, kept so it can be inverted by ``Document/undo()`` and
+/// ``Document/redo()`` (the undo stack itself is an ``UndoLog``).
 struct UndoEntry {
-    var steps: [UndoStep] = []
+    var steps: [UndoStep]
 }
 
 enum UndoStep {
@@ -16,12 +17,11 @@ enum UndoStep {
 
 extension Document {
     func noteUndo(_ step: UndoStep) {
-        guard currentUndo != nil else { return }
-        currentUndo!.steps.append(step)
+        undoLog.append(step)
     }
 
     /// Whether ``undo()`` has something to undo.
-    public var canUndo: Bool { undoStack.count > undoFloor }
+    public var canUndo: Bool { undoLog.canPop }
     /// Whether ``redo()`` has something to redo.
     public var canRedo: Bool { !redoStack.isEmpty }
 
@@ -36,9 +36,9 @@ extension Document {
     /// comes back with the marks it had.
     @discardableResult
     public func undo() throws -> Bool {
-        guard undoStack.count > undoFloor, let e = undoStack.popLast() else { return false }
+        guard let e = undoLog.popLast() else { return false }
         try invert(e)
-        if let r = undoStack.popLast() { redoStack.append(r) }
+        if let r = undoLog.popLast() { redoStack.append(r) }
         return true
     }
 

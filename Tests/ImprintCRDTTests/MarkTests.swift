@@ -507,7 +507,7 @@ import Testing
         let (a, b, t) = try pair("The fox jumped.")
         // Undoing the text's creation would detach it from the root, and patches only
         // describe what the root reaches.
-        a.undoStack.removeAll()
+        a.undoLog.removeAll()
         var stream = a.patches().makeAsyncIterator()
         let model = try PatchModel(a, at: a.currentHeads)
         var origins: [PatchBatch.Origin] = []

@@ -27,7 +27,7 @@ import Testing
         try a.change { tx in try tx.put(meta, "count", .scalar(.counter(0))) }
         // Undoing the setup would delete the counter the edits increment (seeds 31 and 39
         // undid it first and then failed with noSuchPath): the steps undo only their own edits.
-        a.undoStack.removeAll()
+        a.undoLog.removeAll()
         try b.merge(a)
         var stream = a.patches().makeAsyncIterator()
         let model = try PatchModel(a, at: a.currentHeads)
