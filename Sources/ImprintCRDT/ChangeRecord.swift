@@ -34,62 +34,65 @@ final class ChangeRecord {
 
     var maxOp: Int { startOp + opCount - 1 }
 
-    /// Appends a local op, extending the previous op when it continues it (typing, backspacing).
     /// Records a local text insert, extending the previous insert run in place when the new
     /// text continues it (typing), so no byte buffer is allocated per keystroke.
+    ///
+    /// The previous op is read and extended where it lies in `ops`, never copied out: a
+    /// copy would retain (and, while alive, force a copy of) the run's bytes.
     func appendText(obj: OpID, id: OpID, left: OpID, right: OpID, text: String, count: Int) {
-        if let last = ops.last, last.obj == obj, case .insertText(let l, let r, _, let n) = last.action,
-            r == right, left == last.id.advanced(by: n - 1), left.actor == id.actor, last.id.counter + n == id.counter
+        let last = ops.count - 1
+        if last >= 0, ops[last].obj == obj, left.actor == id.actor,
+            case .insertText(_, let r, _, let n) = ops[last].action,
+            r == right, left == ops[last].id.advanced(by: n - 1), ops[last].id.counter + n == id.counter
         {
             opCount += count
-            var moved = ops.removeLast()
-            guard case .insertText(_, _, var bytes, _) = moved.action else { return }
-            moved.action = .remove(target: .none, count: 0)
-            bytes.append(contentsOf: text.utf8)
-            moved.action = .insertText(left: l, right: r, utf8: bytes, count: n + count)
-            ops.append(moved)
+            ops[last].extendText(text.utf8, count: count)
             return
         }
         append(Op(id: id, obj: obj, action: .insertText(left: left, right: right, utf8: Array(text.utf8), count: count)))
     }
 
-    /// `mergeRemoves: false` keeps remove ops as given (rebuilding a loaded change must
-    /// reproduce its ops exactly; only insert runs are re-joined).
+    /// Appends a local op, extending the previous op when it continues it (typing,
+    /// backspacing). `mergeRemoves: false` keeps remove ops as given (rebuilding a loaded
+    /// change must reproduce its ops exactly; only insert runs are re-joined).
     func append(_ op: Op, mergeRemoves: Bool = true) {
         opCount += op.width
-        // Typing: extend the previous insert run in place. The op is moved out of the array
-        // and its payload cleared first, so the byte buffer is uniquely referenced and grows
-        // without being copied on every keystroke.
-        if let last = ops.last, last.obj == op.obj,
-            case .insertText(let l, let r, _, let n) = last.action,
-            case .insertText(let l2, let r2, let b2, let n2) = op.action,
-            r == r2, l2 == last.id.advanced(by: n - 1), l2.actor == op.id.actor, last.id.counter + n == op.id.counter
-        {
-            var moved = ops.removeLast()
-            guard case .insertText(_, _, var bytes, _) = moved.action else { return }
-            moved.action = .remove(target: .none, count: 0)
-            bytes.append(contentsOf: b2)
-            moved.action = .insertText(left: l, right: r, utf8: bytes, count: n + n2)
-            ops.append(moved)
-            return
-        }
-        if var last = ops.last, last.obj == op.obj {
-            switch (last.action, op.action) {
-            case (.remove(let t, let n), .remove(let t2, let n2))
-            where mergeRemoves && t.actor == t2.actor && last.id.counter + n == op.id.counter:
-                if t2.counter == t.counter + n {
-                    last.action = .remove(target: t, count: n + n2)
-                    ops[ops.count - 1] = last
+        let last = ops.count - 1
+        if last >= 0, ops[last].obj == op.obj {
+            switch op.action {
+            case .insertText(let l2, let r2, let b2, let n2):
+                if case .insertText(_, let r, _, let n) = ops[last].action, r == r2, l2 == ops[last].id.advanced(by: n - 1),
+                    l2.actor == op.id.actor, ops[last].id.counter + n == op.id.counter
+                {
+                    ops[last].extendText(b2, count: n2)
                     return
-                } else if t2.counter + n2 == t.counter {
-                    last.action = .remove(target: t2, count: n + n2)
-                    ops[ops.count - 1] = last
-                    return
+                }
+            case .remove(let t2, let n2) where mergeRemoves:
+                if case .remove(let t, let n) = ops[last].action, t.actor == t2.actor, ops[last].id.counter + n == op.id.counter {
+                    if t2.counter == t.counter + n {
+                        ops[last].action = .remove(target: t, count: n + n2)
+                        return
+                    }
+                    if t2.counter + n2 == t.counter {
+                        ops[last].action = .remove(target: t2, count: n + n2)
+                        return
+                    }
                 }
             default:
                 break
             }
         }
         ops.append(op)
+    }
+}
+
+extension Op {
+    /// Appends `utf8` (`count` scalars) to this text insert. The payload is cleared before
+    /// the bytes grow, so they are uniquely referenced and grow in place.
+    mutating func extendText<Bytes: Sequence<UInt8>>(_ utf8: Bytes, count: Int) {
+        guard case .insertText(let left, let right, var bytes, let n) = action else { return }
+        action = .remove(target: .none, count: 0)
+        bytes.append(contentsOf: utf8)
+        action = .insertText(left: left, right: right, utf8: bytes, count: n + count)
     }
 }
