@@ -48,6 +48,38 @@ import ImprintTestSupport
         #expect(try doc.length(t) == 20)
     }
 
+    /// Past the limit, forgotten transactions are dropped from the undo log in batches (once
+    /// they outnumber the kept ones, and at least 64): undo still goes back exactly
+    /// `undoLimit` transactions, each with all of its steps, and redo forward. With a limit of
+    /// 10, a batch is dropped at the 75th transaction and every 65th after it (the first is
+    /// the text's creation): 74 and 139 edits end on a drop, 300 between two.
+    @Test(arguments: [74, 139, 300])
+    func undoAndRedoAfterForgottenTransactionsWereDropped(edits: Int) throws {
+        let doc = Document(actor: ActorID.named("a"))
+        let t = try doc.change { tx in try tx.put(.root, "t", .text)! }
+        doc.undoLimit = 10
+        var texts: [String] = []
+        for i in 0..<edits {
+            try doc.change { tx in
+                // Two steps from the second transaction on: a deletion, then an insertion.
+                let length = try doc.length(t)
+                if length > 0 { try tx.splice(t, at: length - 1, delete: 1) }
+                try tx.splice(t, at: try doc.length(t), insert: "\(i % 10)\(i % 7)")
+            }
+            texts.append(try doc.text(t))
+        }
+        for k in 1...10 {
+            #expect(try doc.undo())
+            #expect(try doc.text(t) == texts[texts.count - 1 - k], "undo \(k)")
+        }
+        #expect(!doc.canUndo)
+        for k in stride(from: 9, through: 0, by: -1) {
+            #expect(try doc.redo())
+            #expect(try doc.text(t) == texts[texts.count - 1 - k], "redo to \(k)")
+        }
+        #expect(!doc.canRedo)
+    }
+
     /// Two replicas type; one undoes its last edit while the other's concurrent edits are
     /// in flight. The undo removes only its own text, and after syncing both agree.
     @Test func undoWithConcurrentRemoteEditsConverges() throws {
