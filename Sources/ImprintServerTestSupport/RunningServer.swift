@@ -102,7 +102,10 @@ public enum TestHTTP {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
-        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
+        // Reads wait as long as a whole request may (`requestTimeout`): an in-process server
+        // whose handlers wait for a thread of the cooperative pool, held by tests that block,
+        // once sent nothing for over 60 s (`ZoneRecordTests`, PostgreSQL, a full run).
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(120))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 }
