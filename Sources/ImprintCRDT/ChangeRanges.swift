@@ -12,8 +12,9 @@
 /// makes them) share one range, which computes each change's index and counters from its
 /// position: a history of 26,000 changes in 2,500 such runs keeps 2,500 ranges, not 26,000.
 ///
-/// Built once from all the changes (two passes: count per actor, then place), so its
-/// storage is two flat arrays however many changes and actors there are.
+/// Built from all the changes in one pass (`Builder`, which a loader feeds as it decodes),
+/// then grouped by actor, so its storage is two flat arrays however many changes and actors
+/// there are.
 struct ChangeRanges {
     /// Changes `record`, `record + 1`, … of one actor, `width` counters each, together
     /// `start ... end` (an empty change: `end < start`, width 0, alone in its range).
@@ -39,49 +40,82 @@ struct ChangeRanges {
     /// `i`'s actor (in `0..<actorCount`) and counters. Each actor's changes must come in
     /// ascending counter order.
     init(actorCount: Int, changes: Range<Int>, _ change: (Int) -> (actor: Int32, startOp: Int, maxOp: Int)) {
-        // Pass 1: ranges per actor. Change `i` joins its actor's last range when it is the
-        // next record, takes the next counter and has that range's width. Each actor's open
-        // range keeps its change count beside it: working it out from the counters, a
-        // division, took 45 % of this initializer.
-        var last = [Entry](repeating: Entry(start: 0, end: -1, record: -2, width: 0), count: actorCount)
-        var lastCount = [Int](repeating: 0, count: actorCount)
-        func joins(_ c: (actor: Int32, startOp: Int, maxOp: Int), _ i: Int, _ e: Entry, count: Int) -> Bool {
-            e.width >= 1 && c.maxOp - c.startOp + 1 == e.width && c.startOp == e.end + 1 && i == e.record + count
-        }
-        var starts = [Int](repeating: 0, count: actorCount + 1)
+        var builder = Builder()
         for i in changes {
             let c = change(i)
-            let a = Int(c.actor)
-            if joins(c, i, last[a], count: lastCount[a]) {
-                last[a].end = c.maxOp
-                lastCount[a] += 1
+            builder.add(actor: c.actor, record: i, startOp: c.startOp, maxOp: c.maxOp)
+        }
+        self = builder.build(actorCount: actorCount)
+    }
+
+    /// Collects the ranges as changes arrive in application order (a loader feeds it while it
+    /// decodes the headers, so the changes are not walked again), then groups them by actor.
+    ///
+    /// A change joins the last range when it is the next record, of the same actor, takes
+    /// the next counter and has that range's width; a range therefore only ever grows at the
+    /// end of the list, and the list holds one entry per range, not per change.
+    struct Builder {
+        /// The ranges closed so far, in the order they were started.
+        private var closed: [(actor: Int32, entry: Entry)] = []
+        /// The last range (actor -1: none yet) and how many changes it holds.
+        private var actor: Int32 = -1
+        private var last = Entry(start: 0, end: -1, record: -2, width: 0)
+        private var count = 0
+
+        /// Adds change `record` of `actor` (in `0..<actorCount` of `build`), counters
+        /// `startOp ... maxOp`; records must come in ascending order.
+        @inline(__always)
+        mutating func add(actor: Int32, record: Int, startOp: Int, maxOp: Int) {
+            let width = maxOp - startOp + 1
+            if actor == self.actor, last.width >= 1, width == last.width, startOp == last.end + 1, record == last.record + count {
+                last.end = maxOp
+                count += 1
             } else {
-                last[a] = Entry(start: c.startOp, end: c.maxOp, record: i, width: max(0, c.maxOp - c.startOp + 1))
-                lastCount[a] = 1
-                starts[a + 1] += 1
+                start(actor: actor, Entry(start: startOp, end: maxOp, record: record, width: max(0, width)))
             }
         }
-        for a in 0..<actorCount { starts[a + 1] += starts[a] }
-        // Pass 2: the same decisions, placing the ranges.
-        var next = starts
-        for a in 0..<actorCount { lastCount[a] = 0 }
-        var entries = [Entry](repeating: Entry(start: 0, end: -1, record: -1, width: 0), count: starts[actorCount])
-        entries.withUnsafeMutableBufferPointer { e in
-            for i in changes {
-                let c = change(i)
-                let a = Int(c.actor)
-                if next[a] > starts[a], joins(c, i, e[next[a] - 1], count: lastCount[a]) {
-                    e[next[a] - 1].end = c.maxOp
-                    lastCount[a] += 1
-                } else {
-                    e[next[a]] = Entry(start: c.startOp, end: c.maxOp, record: i, width: max(0, c.maxOp - c.startOp + 1))
-                    lastCount[a] = 1
+
+        /// Adds `count` changes of `actor` from `record` on, `width` counters each (≥ 1), the
+        /// first starting at `startOp`: a stretch of equal changes in one call.
+        @inline(__always)
+        mutating func add(actor: Int32, record: Int, startOp: Int, width: Int, count n: Int) {
+            guard n > 0 else { return }
+            add(actor: actor, record: record, startOp: startOp, maxOp: startOp + width - 1)
+            last.end += (n - 1) * width
+            count += n - 1
+        }
+
+        private mutating func start(actor: Int32, _ entry: Entry) {
+            if self.actor >= 0 { closed.append((self.actor, last)) }
+            self.actor = actor
+            last = entry
+            count = 1
+        }
+
+        /// The ranges grouped by actor (a stable counting sort: each actor's stay in the
+        /// order they were added).
+        func build(actorCount: Int) -> ChangeRanges {
+            var ranges = closed
+            if actor >= 0 { ranges.append((actor, last)) }
+            var starts = [Int](repeating: 0, count: actorCount + 1)
+            for r in ranges { starts[Int(r.actor) + 1] += 1 }
+            for a in 0..<actorCount { starts[a + 1] += starts[a] }
+            var next = starts
+            var entries = [Entry](repeating: Entry(start: 0, end: -1, record: -1, width: 0), count: ranges.count)
+            entries.withUnsafeMutableBufferPointer { e in
+                for r in ranges {
+                    let a = Int(r.actor)
+                    e[next[a]] = r.entry
                     next[a] += 1
                 }
             }
+            return ChangeRanges(entries: entries, actorStart: starts)
         }
+    }
+
+    private init(entries: [Entry], actorStart: [Int]) {
         self.entries = entries
-        actorStart = starts
+        self.actorStart = actorStart
     }
 
     /// The number of actors the ranges are kept for.

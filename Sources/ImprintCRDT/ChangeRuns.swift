@@ -97,32 +97,34 @@ enum ChangeRuns {
             previousMessage = index
         }
         var actorColumn = cols[0], lengthColumn = cols[1], startColumn = cols[2], depsColumn = cols[3]
+        // One op count and one time per change: each column decoded in one tight loop (at
+        // most one value per byte, so the arrays are bounded by the columns' bytes).
         var opCountColumn = cols[4], timeColumn = cols[5]
+        let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
+        let timeDeltas = try timeColumn.slebs(recordCount)
         var prevRunStart = 0
         var prevTime: Int64 = 0
-        for _ in 0..<runCount {
-            let i = table.count
-            let rawActor = try actorColumn.count(max: map.count)
-            guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
-            let actor = map[rawActor]
-            let length = try lengthColumn.count(max: recordCount - i)
-            guard length >= 1 else { throw CRDTError(.malformed, "empty change run") }
-            var start = prevRunStart &+ (try startColumn.delta())
-            prevRunStart = start
-            let depCount = try depsColumn.count(max: i)
-            let depStart = table.history.dependencies.count
-            for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
-            var opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
-            var time = prevTime &+ (try timeColumn.sleb())
-            try table.append(actor: actor, seq: nil, startOp: start, opCount: opCount, time: time, dependencyStart: depStart)
-            // The rest of the run: each depends on the one before and takes the next counters.
-            for _ in 1..<length {
-                start = start + opCount
-                opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
-                time = time &+ (try timeColumn.sleb())
-                try table.appendFollowingPrevious(actor: actor, startOp: start, opCount: opCount, time: time)
+        try opCounts.withUnsafeBufferPointer { opCounts in
+            try timeDeltas.withUnsafeBufferPointer { timeDeltas in
+                for _ in 0..<runCount {
+                    let i = table.count
+                    let rawActor = try actorColumn.count(max: map.count)
+                    guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
+                    let length = try lengthColumn.count(max: recordCount - i)
+                    guard length >= 1 else { throw CRDTError(.malformed, "empty change run") }
+                    let start = prevRunStart &+ (try startColumn.delta())
+                    prevRunStart = start
+                    let depCount = try depsColumn.count(max: i)
+                    let depStart = table.history.dependencies.count
+                    for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
+                    try table.append(actor: map[rawActor], seq: nil, startOp: start, opCount: opCounts[i],
+                                     time: prevTime &+ timeDeltas[i], dependencyStart: depStart)
+                    // The rest of the run: each depends on the one before and takes the next counters.
+                    let rest = i + 1..<i + length
+                    prevTime = try table.appendRunRest(
+                        opCounts: UnsafeBufferPointer(rebasing: opCounts[rest]), timeDeltas: UnsafeBufferPointer(rebasing: timeDeltas[rest]))
+                }
             }
-            prevTime = time
         }
         guard actorColumn.isAtEnd, lengthColumn.isAtEnd, startColumn.isAtEnd, depsColumn.isAtEnd,
             opCountColumn.isAtEnd, timeColumn.isAtEnd

@@ -2,10 +2,11 @@
 /// layout they were stored in (one entry per change in versions 1 to 4, runs of changes in
 /// version 5: `ChangeRuns`).
 ///
-/// Guarantees, checked by `append` for every change in application order: each actor's
-/// changes get consecutive sequence numbers from 1 (at most `Int32.max`), their counters
-/// ascend without overlapping (`startOp` in `1...ChangeCoding.maxOpCount`), and every
-/// dependency names an earlier change. Memory grows with the changes appended, which the
+/// Guarantees, checked for every change in application order (by `append`, or for the rest
+/// of a version 5 run by `appendRunRest`): each actor's changes get consecutive sequence
+/// numbers from 1 (at most `Int32.max`), their counters ascend without overlapping
+/// (`startOp` in `1...ChangeCoding.maxOpCount`), and every dependency names an earlier
+/// change. Memory grows with the changes appended, which the
 /// callers bound by the bytes of their columns, never by a declared count.
 struct HeaderTable {
     private let actorCount: Int
@@ -16,6 +17,8 @@ struct HeaderTable {
     private var isDependency: [Bool]
     private var maxCounter = 0
     private var declaredOps = 0
+    /// The counter ranges, fed as changes are appended.
+    private var ranges = ChangeRanges.Builder()
 
     /// What the headers imply besides themselves (the history's heads, each actor's last
     /// change, the counter ranges) once every change is appended.
@@ -70,16 +73,6 @@ struct HeaderTable {
                    dependencies: (Int32(dependencyStart), Int32(history.dependencies.count)))
     }
 
-    /// Appends the next change, whose only dependency is the change before it (the rest of
-    /// a version 5 run), without storing that dependency (`LoadedHistory.Header.followsPrevious`).
-    @inline(__always)
-    mutating func appendFollowingPrevious(actor: Int32, startOp start: Int, opCount: Int, time: Int64) throws {
-        let i = count
-        guard i >= 1 else { throw CRDTError(.malformed, "dependency before the first change") }
-        isDependency[i - 1] = true
-        try append(actor: actor, seq: nil, startOp: start, opCount: opCount, time: time, dependencies: LoadedHistory.Header.followsPrevious)
-    }
-
     @inline(__always)
     private mutating func append(actor: Int32, seq: Int?, startOp start: Int, opCount: Int, time: Int64, dependencies: (Int32, Int32)) throws {
         let i = count
@@ -99,6 +92,86 @@ struct HeaderTable {
         lastMaxOfActor[a] = header.maxOp
         maxCounter = max(maxCounter, header.maxOp)
         declaredOps += opCount
+        ranges.add(actor: actor, record: i, startOp: start, maxOp: header.maxOp)
+    }
+
+    /// Appends the rest of a version 5 run after its first change (appended with `append`):
+    /// one more change of the same actor for each of `opCounts` (with the time delta at the
+    /// same position of `timeDeltas`; op counts already checked to be at most
+    /// `ChangeCoding.maxOpCount`), each depending only on the change before it and taking
+    /// the counters right after it. Returns the last change's time.
+    ///
+    /// The checks of `append` for each of these changes (and that each depends on the one
+    /// before it, stored nowhere: `LoadedHistory.Header.followsPrevious`), made once for the
+    /// run where the run's shape implies them (consecutive sequence numbers and counters
+    /// cannot overlap or go back), so the loops per change only add and store.
+    mutating func appendRunRest(opCounts: UnsafeBufferPointer<Int>, timeDeltas: UnsafeBufferPointer<Int64>) throws -> Int64 {
+        let first = count, n = opCounts.count
+        precondition(first >= 1 && timeDeltas.count == n, "appendRunRest follows a run's first change")
+        guard n >= 1 else { return history.headers[first - 1].time }
+        guard n <= isDependency.count - first else { throw CRDTError(.malformed, "more changes than declared") }
+        let previous = history.headers[first - 1]
+        let actor = previous.actor
+        let a = Int(actor)
+        guard seqOfActor[a] + n <= Int(Int32.max) else { throw CRDTError(.malformed, "change sequence out of order") }
+        var start = previous.maxOp + 1
+        var ops = 0
+        // Equal changes in a row (a person typing: one op each) join the ranges a stretch at a time.
+        var stretchStart = first, stretchOpStart = start, stretchWidth = -1
+        for k in 0..<n {
+            let opCount = opCounts[k]
+            guard start <= ChangeCoding.maxOpCount else { throw CRDTError(.malformed, "change sequence out of order") }
+            if opCount != stretchWidth || opCount == 0 {
+                if stretchWidth >= 1 {
+                    ranges.add(actor: actor, record: stretchStart, startOp: stretchOpStart, width: stretchWidth, count: first + k - stretchStart)
+                }
+                if opCount == 0 {
+                    ranges.add(actor: actor, record: first + k, startOp: start, maxOp: start - 1)
+                }
+                stretchWidth = opCount == 0 ? -1 : opCount
+                stretchStart = first + k
+                stretchOpStart = start
+            }
+            start += opCount
+            ops += opCount
+        }
+        if stretchWidth >= 1 {
+            ranges.add(actor: actor, record: stretchStart, startOp: stretchOpStart, width: stretchWidth, count: first + n - stretchStart)
+        }
+        // Stored in one call: `append(contentsOf:)` writes a sequence of known length straight
+        // into the reserved storage (one append per change stored the array's count each time).
+        history.headers.append(contentsOf: RunHeaders(previous: previous, opCounts: opCounts, timeDeltas: timeDeltas))
+        isDependency.withUnsafeMutableBufferPointer { d in
+            (d.baseAddress! + first - 1).update(repeating: true, count: n)
+        }
+        let last = history.headers[first + n - 1]
+        seqOfActor[a] = Int(last.seq)
+        lastOfActor[a] = first + n - 1
+        lastMaxOfActor[a] = last.maxOp
+        maxCounter = max(maxCounter, last.maxOp)
+        declaredOps += ops
+        return last.time
+    }
+
+    /// The headers of the rest of a run, following `previous` (the run's first change).
+    private struct RunHeaders: Sequence, IteratorProtocol {
+        var previous: LoadedHistory.Header
+        let opCounts: UnsafeBufferPointer<Int>
+        let timeDeltas: UnsafeBufferPointer<Int64>
+        var k = 0
+
+        var underestimatedCount: Int { opCounts.count - k }
+
+        @inline(__always)
+        mutating func next() -> LoadedHistory.Header? {
+            guard k < opCounts.count else { return nil }
+            previous = LoadedHistory.Header(
+                actor: previous.actor, seq: previous.seq + 1, startOp: previous.startOp + previous.opCount, opCount: opCounts[k],
+                time: previous.time &+ timeDeltas[k],
+                dependencyStart: LoadedHistory.Header.followsPrevious.0, dependencyEnd: LoadedHistory.Header.followsPrevious.1)
+            k += 1
+            return previous
+        }
     }
 
     /// Sets change `index`'s message (`index` below the capacity).
@@ -107,10 +180,8 @@ struct HeaderTable {
     /// The result, once exactly the `capacity` changes are appended (throws otherwise).
     func finish() throws -> (history: LoadedHistory, decoded: Decoded) {
         guard count == isDependency.count else { throw CRDTError(.malformed, "fewer changes than declared") }
-        let headers = history.headers
-        let ranges = ChangeRanges(actorCount: actorCount, changes: headers.indices) { (headers[$0].actor, headers[$0].startOp, headers[$0].maxOp) }
         return (history, Decoded(
-            ranges: ranges, seqOfActor: seqOfActor, lastOfActor: lastOfActor, isDependency: isDependency,
+            ranges: ranges.build(actorCount: actorCount), seqOfActor: seqOfActor, lastOfActor: lastOfActor, isDependency: isDependency,
             maxCounter: maxCounter, declaredOps: declaredOps))
     }
 }
