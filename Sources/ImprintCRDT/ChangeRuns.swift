@@ -87,7 +87,13 @@ enum ChangeRuns {
             throw CRDTError(.malformed, "change count exceeds data")
         }
         guard runCount >= 1 || recordCount == 0 else { throw CRDTError(.malformed, "changes without runs") }
-        var table = HeaderTable(actorCount: actorCount, capacity: recordCount, into: history)
+        // One op count and one time per change: each column decoded in one tight loop (at
+        // most one value per byte, so the arrays are bounded by the columns' bytes), and kept
+        // as they are by the history.
+        var opCountColumn = cols[4], timeColumn = cols[5]
+        let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
+        let timeDeltas = try timeColumn.slebs(recordCount)
+        var table = HeaderTable(actorCount: actorCount, opCounts: opCounts, timeDeltas: timeDeltas, runs: runCount, into: history)
         var messageColumn = cols[6]
         var previousMessage = -1
         while !messageColumn.isAtEnd {
@@ -97,34 +103,21 @@ enum ChangeRuns {
             previousMessage = index
         }
         var actorColumn = cols[0], lengthColumn = cols[1], startColumn = cols[2], depsColumn = cols[3]
-        // One op count and one time per change: each column decoded in one tight loop (at
-        // most one value per byte, so the arrays are bounded by the columns' bytes).
-        var opCountColumn = cols[4], timeColumn = cols[5]
-        let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
-        let timeDeltas = try timeColumn.slebs(recordCount)
         var prevRunStart = 0
-        var prevTime: Int64 = 0
-        try opCounts.withUnsafeBufferPointer { opCounts in
-            try timeDeltas.withUnsafeBufferPointer { timeDeltas in
-                for _ in 0..<runCount {
-                    let i = table.count
-                    let rawActor = try actorColumn.count(max: map.count)
-                    guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
-                    let length = try lengthColumn.count(max: recordCount - i)
-                    guard length >= 1 else { throw CRDTError(.malformed, "empty change run") }
-                    let start = prevRunStart &+ (try startColumn.delta())
-                    prevRunStart = start
-                    let depCount = try depsColumn.count(max: i)
-                    let depStart = table.history.dependencies.count
-                    for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
-                    try table.append(actor: map[rawActor], seq: nil, startOp: start, opCount: opCounts[i],
-                                     time: prevTime &+ timeDeltas[i], dependencyStart: depStart)
-                    // The rest of the run: each depends on the one before and takes the next counters.
-                    let rest = i + 1..<i + length
-                    prevTime = try table.appendRunRest(
-                        opCounts: UnsafeBufferPointer(rebasing: opCounts[rest]), timeDeltas: UnsafeBufferPointer(rebasing: timeDeltas[rest]))
-                }
-            }
+        for _ in 0..<runCount {
+            let i = table.count
+            let rawActor = try actorColumn.count(max: map.count)
+            guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
+            let length = try lengthColumn.count(max: recordCount - i)
+            guard length >= 1 else { throw CRDTError(.malformed, "empty change run") }
+            let start = prevRunStart &+ (try startColumn.delta())
+            prevRunStart = start
+            let depCount = try depsColumn.count(max: i)
+            let depStart = table.history.dependencies.count
+            for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
+            try table.append(actor: map[rawActor], seq: nil, startOp: start, dependencyStart: depStart)
+            // The rest of the run: each depends on the one before and takes the next counters.
+            try table.appendRunRest(count: length - 1)
         }
         guard actorColumn.isAtEnd, lengthColumn.isAtEnd, startColumn.isAtEnd, depsColumn.isAtEnd,
             opCountColumn.isAtEnd, timeColumn.isAtEnd

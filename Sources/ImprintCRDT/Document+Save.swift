@@ -610,10 +610,12 @@ extension Document {
         // anything in proportion to the declared counts) changes declaring other ops than the
         // items, map and mark ops there are.
         var claims = try OpClaims(
-            ranges: ranges, headers: history.headers, removes: history.removes, declaredOps: decoded.declaredOps,
+            ranges: ranges, history: history, declaredOps: decoded.declaredOps,
             heldOps: items + history.ops.reduce(0) { $0 + $1.op.width })
-        for (rec, op) in history.ops {
-            guard op.id.counter + op.width - 1 <= history.headers[rec].maxOp,
+        for (_, op) in history.ops {
+            // (Its change was found by the op's first counter: `end` is that change's last.)
+            guard let end = ranges.locate(actor: op.id.actor, counter: op.id.counter, hint: &hints[max(0, Int(op.id.actor))])?.end,
+                op.id.counter + op.width - 1 <= end,
                 claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp)
             else { throw CRDTError(.malformed, "op \(op.id.counter) shares its id or runs past its change") }
         }
@@ -831,18 +833,17 @@ extension Document {
     /// Decodes and checks `count` change headers from the seven header columns of versions
     /// 1 to 4 (one entry per change) into `history` (checks: `HeaderTable`).
     private func decodeHeaders(_ cols: [ByteReader], count recordCount: Int, actorMap map: [Int32], into history: inout LoadedHistory) throws -> HeaderTable.Decoded {
-        var table = HeaderTable(actorCount: actors.count, capacity: recordCount, into: history)
-        var prevStart = 0
-        var prevTime: Int64 = 0
         var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
         var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
+        let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
+        let timeDeltas = try timeColumn.slebs(recordCount)
+        var table = HeaderTable(actorCount: actors.count, opCounts: opCounts, timeDeltas: timeDeltas, runs: recordCount, into: history)
+        var prevStart = 0
         for i in 0..<recordCount {
             let rawActor = try changeActors.count(max: map.count)
             guard rawActor < map.count else { throw CRDTError(.malformed, "actor index out of range") }
             let seq = try seqColumn.count(max: Int(Int32.max))
             let start = prevStart &+ (try startColumn.delta())
-            let opCount = try opCountColumn.count(max: ChangeCoding.maxOpCount)
-            let time = prevTime &+ (try timeColumn.sleb())
             switch try messageColumn.byte() {
             case 0: break
             case 1: table.setMessage(try messageColumn.string(), of: i)
@@ -851,9 +852,8 @@ extension Document {
             let depCount = try depsColumn.count(max: i)
             let depStart = table.history.dependencies.count
             for _ in 0..<depCount { try table.addDependency(back: try depsColumn.count(max: i)) }
-            try table.append(actor: map[rawActor], seq: seq, startOp: start, opCount: opCount, time: time, dependencyStart: depStart)
+            try table.append(actor: map[rawActor], seq: seq, startOp: start, dependencyStart: depStart)
             prevStart = start
-            prevTime = time
         }
         let (decodedHistory, decoded) = try table.finish()
         history = decodedHistory

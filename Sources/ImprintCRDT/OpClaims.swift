@@ -57,22 +57,26 @@ struct OpClaims {
     /// The owner of counters that no change holds (they cannot be claimed).
     static let outside = Int32.min
 
-    /// Claims may only take counters of the changes `headers` (laid out by `ranges`), and
-    /// the removes `removes` claim theirs here. Throws `.malformed`, having allocated
+    /// Claims may only take counters of the changes of `history` (laid out by `ranges`), and
+    /// its removes claim theirs here. Throws `.malformed`, having allocated
     /// nothing in proportion to the declared counts, unless every remove lies inside its
     /// change, no two removes of a change overlap, and the counters the changes declare
     /// (`declaredOps`, the sum of their op counts) less the removes' are exactly `heldOps`
     /// (the items, map ops and mark ops the file holds: the slots). With no two claims on
     /// one counter, `claimedCount` then equals `declaredOps` exactly when every counter of
     /// every change is claimed once.
-    init(ranges: ChangeRanges, headers: [LoadedHistory.Header], removes loaded: [LoadedHistory.Remove], declaredOps: Int, heldOps: Int) throws {
+    init(ranges: ChangeRanges, history: LoadedHistory, declaredOps: Int, heldOps: Int) throws {
+        let loaded = history.removes
         guard loaded.count < Int(Int32.max) else { throw CRDTError(.tooLarge, "too many remove ops") }
         var removedTotal = 0
+        var hints = [Int](repeating: 0, count: ranges.actorCount)
         for remove in loaded {
-            // Within its change; together within the declared ops (disjoint removes are), so
-            // the sum cannot overflow.
-            let h = headers[remove.record]
-            guard remove.count >= 1, remove.id.counter >= h.startOp, remove.count <= h.maxOp - remove.id.counter + 1 else {
+            // Within its change (the one holding its first counter, as `record` says);
+            // together within the declared ops (disjoint removes are), so the sum cannot
+            // overflow.
+            guard remove.count >= 1,
+                  let change = ranges.locate(actor: remove.id.actor, counter: remove.id.counter, hint: &hints[max(0, Int(remove.id.actor))]),
+                  change.record == remove.record, remove.count <= change.end - remove.id.counter + 1 else {
                 throw CRDTError(.malformed, "op \(remove.id.counter) runs past its change")
             }
             guard remove.count <= declaredOps - removedTotal else { throw CRDTError(.malformed, "remove ops share their ids") }
@@ -125,7 +129,7 @@ struct OpClaims {
         }
         (rowBase, rowFirst, rowLast) = ([], [], [])
         // Per change: its removes' count, then where they start among `removes`.
-        var changes = [ChangeSlots](repeating: ChangeSlots(offset: 0, removeStart: 0, removeEnd: 0), count: headers.count)
+        var changes = [ChangeSlots](repeating: ChangeSlots(offset: 0, removeStart: 0, removeEnd: 0), count: history.count)
         for remove in loaded { changes[remove.record].removeEnd += 1 }
         var placed: Int32 = 0
         for i in changes.indices {
@@ -140,7 +144,7 @@ struct OpClaims {
             changes[remove.record].removeEnd += 1
         }
         var total = 0
-        for i in changes.indices {
+        try history.forEachChange { i, _, startOp, opCount in
             let first = Int(changes[i].removeStart), end = Int(changes[i].removeEnd)
             var through = 0
             if first < end {
@@ -157,8 +161,8 @@ struct OpClaims {
                     sorted[k].through = through
                 }
             }
-            changes[i].offset = total - headers[i].startOp
-            total += headers[i].opCount - through
+            changes[i].offset = total - startOp
+            total += opCount - through
         }
         self.changes = changes
         removes = sorted
