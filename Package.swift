@@ -348,6 +348,7 @@ let package = Package(
                 "ImprintServer",
                 "ImprintServerTestSupport",
                 "ImprintDelivery",
+                "ImprintZones",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -108,7 +108,7 @@ public struct SyncAccount: Sendable {
 
     /// The account of `keyStore`'s device identity on the server at `serverURL`, whose service
     /// DID is read from its `_health`; zones are that server's zone service.
-    public static func connect(home: ImprintHome, keyStore: any KeyStore, serverURL: String, httpClient: HTTPClient = .shared,
+    public static func connect(home: ImprintHome, keyStore: any KeyStore, serverURL: String, httpClient: HTTPClient = .imprint,
                                options: SyncOptions = SyncOptions()) async throws -> SyncAccount {
         let identity = try keyStore.deviceIdentity()
         let signer = ServiceAuthSigner(privateKey: identity.signingKey)

@@ -17,9 +17,10 @@ public actor ZoneEndpoints {
 
     /// The client for other members' servers: it does not retry a refused connection until
     /// the request's deadline (AsyncHTTPClient's default), so a server that is down costs a
-    /// sender milliseconds, not the timeout. Lives as long as the process, like `.shared`.
+    /// sender milliseconds, not the timeout. Otherwise `HTTPClient.imprint`'s settings (idle
+    /// connections closed before the server closes them). Lives as long as the process.
     public static let failingFastClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
+        var configuration = HTTPClient.Configuration.imprint
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()

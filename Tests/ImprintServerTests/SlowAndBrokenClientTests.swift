@@ -3,6 +3,7 @@ import Foundation
 import ImprintDelivery
 import ImprintServer
 import ImprintServerTestSupport
+import ImprintZones
 import NIOCore
 import Testing
 
@@ -14,6 +15,18 @@ import Testing
     static func head(_ method: DeliveryMethod, extra: String) throws -> String {
         let token = try ServiceAuthSigner().token(audience: RunningServer.serviceDID, method: method.nsid)
         return "POST \(method.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n\(extra)\r\n"
+    }
+
+    /// The client keeps an idle connection for less time than the server does
+    /// (`HTTPClient.imprint`): with the server closing first, a request could take a pooled
+    /// connection while the server closes it and fail with `remoteConnectionClosed` although
+    /// the server never saw it (the test suite's own client once did, polling for over 30 s).
+    @Test func imprintsClientsCloseIdleConnectionsBeforeTheServerDoes() {
+        let client = HTTPClient.Configuration.imprint.connectionPool.idleTimeout
+        #expect(Duration.nanoseconds(client.nanoseconds) < ConnectionLimits().idleTimeout)
+        let signer = ServiceAuthSigner()
+        #expect(DeliveryClient(baseURL: "http://127.0.0.1:1", serviceDID: "", signer: signer).httpClient === HTTPClient.imprint)
+        #expect(HTTPZoneStore(baseURL: "http://127.0.0.1:1", serviceDID: "", signer: signer).httpClient === HTTPClient.imprint)
     }
 
     @Test(arguments: StoreKind.available)
