@@ -17,7 +17,7 @@ public struct DeliveryClient: Sendable {
     ///   - baseURL: e.g. `http://127.0.0.1:8080`, no trailing slash.
     ///   - serviceDID: the `aud` the service expects (its `_health` tells it).
     ///   - signer: the caller's did:key identity, which signs every request's token.
-    ///   - httpClient: the client requests go through (``AsyncHTTPClient/HTTPClient/imprint`` by default).
+    ///   - httpClient: the client requests go through (`HTTPClient.imprint` by default).
     public init(baseURL: String, serviceDID: String, signer: ServiceAuthSigner, httpClient: HTTPClient = .imprint) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.serviceDID = serviceDID

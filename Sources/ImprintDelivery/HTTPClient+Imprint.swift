@@ -13,8 +13,8 @@ extension HTTPClient.Configuration {
     /// or less brings the race back.
     public static let imprintPoolIdleTimeout: TimeAmount = .seconds(20)
 
-    /// `HTTPClient.shared`'s configuration (``HTTPClient/Configuration/singletonConfiguration``)
-    /// with idle pooled connections closed after ``imprintPoolIdleTimeout``.
+    /// `HTTPClient.shared`'s configuration (`HTTPClient.Configuration.singletonConfiguration`)
+    /// with idle pooled connections closed after `imprintPoolIdleTimeout`.
     public static var imprint: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.connectionPool.idleTimeout = imprintPoolIdleTimeout
@@ -25,7 +25,7 @@ extension HTTPClient.Configuration {
 extension HTTPClient {
     /// The client Imprint's Delivery Service, zone and sync clients use unless they are given
     /// one: `HTTPClient.shared`'s event loops and settings, with idle connections closed
-    /// before the server closes them (``HTTPClient/Configuration/imprint``). Lives as long as
+    /// before the server closes them (`HTTPClient.Configuration.imprint`). Lives as long as
     /// the process, like `.shared`.
     ///
     /// ```swift

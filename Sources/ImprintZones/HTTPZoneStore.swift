@@ -48,7 +48,7 @@ public struct HTTPZoneStore: ZoneStore {
     ///   - baseURL: e.g. `http://127.0.0.1:8080`.
     ///   - serviceDID: the `aud` the service expects.
     ///   - signer: the caller's did:key identity.
-    ///   - httpClient: the client requests go through (``AsyncHTTPClient/HTTPClient/imprint`` by default).
+    ///   - httpClient: the client requests go through (`HTTPClient.imprint` by default).
     public init(baseURL: String, serviceDID: String, signer: ServiceAuthSigner, httpClient: HTTPClient = .imprint) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.serviceDID = serviceDID
