@@ -53,12 +53,13 @@ struct LoadedHistory {
 
     var count: Int { opCounts.count }
 
-    /// Calls `body(index, actor, startOp, opCount)` for every change, in application order.
-    func forEachChange(_ body: (_ index: Int, _ actor: Int32, _ startOp: Int, _ opCount: Int) throws -> Void) rethrows {
+    /// Calls `body(index, run, startOp, opCount)` for every change, in application order
+    /// (`run` the run it is in).
+    func forEachChange(_ body: (_ index: Int, _ run: Run, _ startOp: Int, _ opCount: Int) throws -> Void) rethrows {
         for (r, run) in runs.enumerated() {
             var start = run.startOp
             for i in run.first..<(r + 1 < runs.count ? runs[r + 1].first : count) {
-                try body(i, run.actor, start, opCounts[i])
+                try body(i, run, start, opCounts[i])
                 start += opCounts[i]
             }
         }
@@ -70,16 +71,12 @@ struct LoadedHistory {
         var records: [ChangeRecord] = []
         records.reserveCapacity(count)
         var time: Int64 = 0
-        for (r, run) in runs.enumerated() {
-            var start = run.startOp
-            for i in run.first..<(r + 1 < runs.count ? runs[r + 1].first : count) {
-                time = time &+ timeDeltas[i]
-                records.append(ChangeRecord(
-                    actor: run.actor, seq: Int(run.seq) + i - run.first, startOp: start, opCount: opCounts[i], time: time,
-                    message: messages[i],
-                    deps: i == run.first ? Array(dependencies[Int(run.dependencyStart)..<Int(run.dependencyEnd)]) : [i - 1], ops: []))
-                start += opCounts[i]
-            }
+        forEachChange { i, run, start, opCount in
+            time = time &+ timeDeltas[i]
+            records.append(ChangeRecord(
+                actor: run.actor, seq: Int(run.seq) + i - run.first, startOp: start, opCount: opCount, time: time,
+                message: messages[i],
+                deps: i == run.first ? Array(dependencies[Int(run.dependencyStart)..<Int(run.dependencyEnd)]) : [i - 1], ops: []))
         }
         for (r, op) in ops { records[r].ops.append(op) }
         for remove in removes { records[remove.record].ops.append(remove.op) }

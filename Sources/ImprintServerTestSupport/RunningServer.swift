@@ -94,13 +94,13 @@ public enum TestHTTP {
 
     /// One pooled client for the whole suite, wide enough for the concurrency tests.
     ///
-    /// Its idle connections are closed after 20 s, before the server closes them (its
-    /// `idleTimeout`, 30 s): with equal times, a request could take a pooled connection in
-    /// the moment the server closed it and fail with `remoteConnectionClosed` (a full run
-    /// once did, in a test that polled `/metrics` for over 30 s).
+    /// Its idle connections are closed as Imprint's own clients close them, before the server
+    /// does (`HTTPClient.Configuration.imprintPoolIdleTimeout`; a full run once failed with
+    /// `remoteConnectionClosed` when they were not, in a test that polled `/metrics` for over 30 s).
     public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.connectionPool = .init(
+            idleTimeout: HTTPClient.Configuration.imprintPoolIdleTimeout, concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // Generous: the concurrency tests queue hundreds of requests on a loaded 2-core machine.
         // Reads wait as long as a whole request may (`requestTimeout`): an in-process server
         // whose handlers wait for a thread of the cooperative pool, held by tests that block,
