@@ -77,13 +77,19 @@ public enum PostgresTestDatabase {
         return location
     }
 
+    /// How long a test waits for the server to accept a connection. postgres-nio's default, 10 s,
+    /// is shorter than a connection can take when the full test run shares two cores with
+    /// PostgreSQL (a run failed on it); a server that is really down still fails the test.
+    static let connectTimeout = TimeAmount.seconds(60)
+
     /// Another store on the same database: a second stateless instance.
     public static func create() async throws -> DatabaseLocation.PostgresLocation {
         var location = try serverLocation()
         let name = "imprint_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
+        configuration.options.connectTimeout = connectTimeout
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: testLogger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: testLogger)
@@ -98,9 +104,10 @@ public enum PostgresTestDatabase {
 
     /// A plain connection to `location`, for tests that play a concurrent writer by hand.
     public static func connect(to location: DatabaseLocation.PostgresLocation) async throws -> PostgresConnection {
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
+        configuration.options.connectTimeout = connectTimeout
         return try await PostgresConnection.connect(configuration: configuration, id: 2, logger: testLogger)
     }
 
