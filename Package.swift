@@ -1,6 +1,13 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // Imprint: collaborative documents with end-to-end encryption.
 import PackageDescription
+
+/// Optimized in debug builds too: the Ed25519 verifier's field arithmetic and the did:key
+/// codec are pure computation, ~20 times slower unoptimized, and debug builds (every test run,
+/// an app's debug build) verify a signature per MLS message and per Delivery Service request.
+/// Checked arithmetic and exclusivity checks stay on with `-O`. Tools version 6.2 is what lets a
+/// package that depends on Imprint by version accept this flag.
+let optimizedInDebugBuilds: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "Imprint",
@@ -60,7 +67,7 @@ let package = Package(
         // MARK: Leaves
         // The one JSON value type, hex codec and LEB128 every module shares. Foundation-free,
         // no dependencies; not a product (re-exported where its types appear in public API).
-        .target(name: "ImprintEncoding"),
+        .target(name: "ImprintEncoding", swiftSettings: optimizedInDebugBuilds),
         .testTarget(name: "ImprintEncodingTests", dependencies: ["ImprintEncoding", "ImprintTestSupport"]),
         // POSIX file primitives: atomic files, file locks, directory watching. Used by bundles,
         // the key store and zone folders without importing bundles or libarchive. Not a product.
@@ -143,7 +150,8 @@ let package = Package(
         // Ed25519 verification with per-key precomputation, shared by MLS and the Delivery
         // Service. A leaf: swift-crypto only.
         // Also did:key (`DIDKey`), the Ed25519 public key as an identity string.
-        .target(name: "ImprintEd25519", dependencies: ["ImprintEncoding", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ImprintEd25519", dependencies: ["ImprintEncoding", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: optimizedInDebugBuilds),
         .testTarget(name: "ImprintEd25519Tests", dependencies: ["ImprintEd25519", "ImprintTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: Reviewer snapshots
