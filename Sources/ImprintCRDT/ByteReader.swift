@@ -91,6 +91,13 @@ struct ByteReader {
         return out
     }
 
+    /// Steps over `n` zig-zag signed varints, checking each as `slebs(_:)` would (same
+    /// errors), without storing them: for a column that is read again later, in full, by
+    /// `slebs(_:)`, which then cannot fail.
+    mutating func skipSlebs(_ n: Int) throws {
+        try readVarints(n) { _ in }
+    }
+
     /// Reads `n` unsigned varints and hands each to `body` (one-byte values, most of any
     /// column, without leaving the loop; longer ones through the checked slow path).
     @inline(__always)

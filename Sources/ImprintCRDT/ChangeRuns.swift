@@ -87,13 +87,13 @@ enum ChangeRuns {
             throw CRDTError(.malformed, "change count exceeds data")
         }
         guard runCount >= 1 || recordCount == 0 else { throw CRDTError(.malformed, "changes without runs") }
-        // One op count and one time per change: each column decoded in one tight loop (at
-        // most one value per byte, so the arrays are bounded by the columns' bytes), and kept
-        // as they are by the history.
+        // One op count and one time per change: the op counts decoded in one tight loop (at
+        // most one value per byte, so the array is bounded by the column's bytes) and kept as
+        // they are by the history; the times checked in one and kept as their column.
         var opCountColumn = cols[4], timeColumn = cols[5]
         let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
-        let timeDeltas = try timeColumn.slebs(recordCount)
-        var table = HeaderTable(actorCount: actorCount, opCounts: opCounts, timeDeltas: timeDeltas, runs: runCount, into: history)
+        try timeColumn.skipSlebs(recordCount)
+        var table = HeaderTable(actorCount: actorCount, opCounts: opCounts, times: cols[5], runs: runCount, into: history)
         var messageColumn = cols[6]
         var previousMessage = -1
         while !messageColumn.isAtEnd {

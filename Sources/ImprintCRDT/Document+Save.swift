@@ -836,8 +836,9 @@ extension Document {
         var changeActors = cols[0], seqColumn = cols[1], startColumn = cols[2], opCountColumn = cols[3]
         var timeColumn = cols[4], messageColumn = cols[5], depsColumn = cols[6]
         let opCounts = try opCountColumn.counts(recordCount, max: ChangeCoding.maxOpCount)
-        let timeDeltas = try timeColumn.slebs(recordCount)
-        var table = HeaderTable(actorCount: actors.count, opCounts: opCounts, timeDeltas: timeDeltas, runs: recordCount, into: history)
+        let times = timeColumn
+        try timeColumn.skipSlebs(recordCount)
+        var table = HeaderTable(actorCount: actors.count, opCounts: opCounts, times: times, runs: recordCount, into: history)
         var prevStart = 0
         for i in 0..<recordCount {
             let rawActor = try changeActors.count(max: map.count)

@@ -35,11 +35,11 @@ struct HeaderTable {
     }
 
     /// A table for the changes whose op counts (each already checked to be at most
-    /// `ChangeCoding.maxOpCount`) and time deltas are `opCounts` and `timeDeltas` (as long,
-    /// each decoded from a column, so bounded by its bytes), of actors `0 ..< actorCount`,
-    /// filling `history` with `runs` runs (bounded by the caller by their bytes).
-    init(actorCount: Int, opCounts: [Int], timeDeltas: [Int64], runs: Int, into history: LoadedHistory) {
-        precondition(opCounts.count == timeDeltas.count, "one op count and one time per change")
+    /// `ChangeCoding.maxOpCount`) are `opCounts` (decoded from a column, so bounded by its
+    /// bytes) and whose time column `times` holds exactly one signed varint per change
+    /// (checked by the caller), of actors `0 ..< actorCount`, filling `history` with `runs`
+    /// runs (bounded by the caller by their bytes).
+    init(actorCount: Int, opCounts: [Int], times: ByteReader, runs: Int, into history: LoadedHistory) {
         self.actorCount = actorCount
         self.history = history
         seqOfActor = [Int](repeating: 0, count: actorCount)
@@ -47,7 +47,7 @@ struct HeaderTable {
         lastMaxOfActor = [Int](repeating: 0, count: actorCount)
         isDependency = [Bool](repeating: false, count: opCounts.count)
         self.history.opCounts = opCounts
-        self.history.timeDeltas = timeDeltas
+        self.history.times = times
         self.history.dependencies.reserveCapacity(opCounts.count)
         self.history.runs.reserveCapacity(min(runs, opCounts.count))
     }
