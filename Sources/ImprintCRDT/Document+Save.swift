@@ -493,7 +493,7 @@ extension Document {
             lastSeq[Int32(a)] = decoded.seqOfActor[a]
             lastRecordOfActor[Int32(a)] = decoded.lastOfActor[a]
         }
-        heads = Set((0..<recordCount).lazy.filter { !decoded.isDependency[$0] })
+        heads = Set(decoded.heads)
         let objectIDs = try decodeObjectTable(&r, ref: ref)
         // Map ops (applied after sequences exist).
         let mapOps = try decodeMapOpSection(&r, budget: &budget, decoder: decoder, ref: ref)

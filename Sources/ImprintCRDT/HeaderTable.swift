@@ -1,7 +1,7 @@
 /// The change headers of a payload as they are decoded, checked one by one, whatever the
 /// layout they were stored in (one entry per change in versions 1 to 4, runs of changes in
-/// version 5: `ChangeRuns`), kept as `LoadedHistory` keeps them (runs, and each change's op
-/// count and time delta as their columns hold them).
+/// version 5: `ChangeRuns`), kept as `LoadedHistory` keeps them (runs, each change's op
+/// count as its column holds it, and the time column).
 ///
 /// Guarantees, checked for every change in application order (by `append`, or for the rest
 /// of a version 5 run by `appendRunRest`): each actor's changes get consecutive sequence
@@ -15,6 +15,9 @@ struct HeaderTable {
     private var seqOfActor: [Int]
     private var lastOfActor: [Int]
     private var lastMaxOfActor: [Int]
+    /// Whether a change is named in another's dependency list (a run's implicit dependencies,
+    /// each change after the first on the one before it, are not marked: only a run's last
+    /// change can be a head).
     private var isDependency: [Bool]
     private var maxCounter = 0
     private var declaredOps = 0
@@ -29,7 +32,8 @@ struct HeaderTable {
         var ranges: ChangeRanges
         var seqOfActor: [Int]
         var lastOfActor: [Int]
-        var isDependency: [Bool]
+        /// The changes no other change depends on, ascending.
+        var heads: [Int]
         var maxCounter: Int
         var declaredOps: Int
     }
@@ -134,9 +138,6 @@ struct HeaderTable {
         if stretchWidth >= 1 {
             ranges.add(actor: actor, record: stretchStart, startOp: stretchOpStart, width: stretchWidth, count: first + n - stretchStart)
         }
-        isDependency.withUnsafeMutableBufferPointer { d in
-            (d.baseAddress! + first - 1).update(repeating: true, count: n)
-        }
         count = first + n
         seqOfActor[a] += n
         lastOfActor[a] = first + n - 1
@@ -151,8 +152,15 @@ struct HeaderTable {
     /// The result, once exactly the `capacity` changes are appended (throws otherwise).
     func finish() throws -> (history: LoadedHistory, decoded: Decoded) {
         guard count == capacity else { throw CRDTError(.malformed, "fewer changes than declared") }
+        // Heads: runs' last changes that no dependency list names.
+        var heads: [Int] = []
+        let runs = history.runs
+        for r in runs.indices {
+            let last = (r + 1 < runs.count ? runs[r + 1].first : count) - 1
+            if !isDependency[last] { heads.append(last) }
+        }
         return (history, Decoded(
-            ranges: ranges.build(actorCount: actorCount), seqOfActor: seqOfActor, lastOfActor: lastOfActor, isDependency: isDependency,
+            ranges: ranges.build(actorCount: actorCount), seqOfActor: seqOfActor, lastOfActor: lastOfActor, heads: heads,
             maxCounter: maxCounter, declaredOps: declaredOps))
     }
 }
