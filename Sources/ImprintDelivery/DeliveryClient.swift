@@ -12,6 +12,10 @@ public struct DeliveryClient: Sendable {
     public let signer: ServiceAuthSigner
     public let httpClient: HTTPClient
     public var timeout: TimeAmount = .seconds(30)
+    /// How many times a request refused with 429 `RateLimited` is sent again, each after the
+    /// wait the answer's `Retry-After` asks for (`RateLimitBackoff`), before
+    /// ``DeliveryServiceError`` is thrown.
+    public var rateLimitRetries = 3
 
     /// - Parameters:
     ///   - baseURL: e.g. `http://127.0.0.1:8080`, no trailing slash.
@@ -179,12 +183,15 @@ public struct DeliveryClient: Sendable {
     private func send<Output: Decodable>(
         _ type: Output.Type, path: String, query: [(String, String)] = [], method: HTTPMethod, body: Data?, lxm: String?
     ) async throws -> Output {
-        var request = try makeRequest(path: path, query: query, method: method, lxm: lxm)
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: body))
+        let requestBody = body.map { ByteBuffer(data: $0) }
+        let response = try await RateLimitBackoff.execute(httpClient, timeout: timeout, retries: rateLimitRetries) {
+            var request = try makeRequest(path: path, query: query, method: method, lxm: lxm)
+            if let requestBody {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(requestBody)
+            }
+            return request
         }
-        let response = try await httpClient.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 16 << 20)
         guard response.status == .ok else { throw decodeError(status: Int(response.status.code), body: bytes) }
         do {

@@ -35,6 +35,9 @@ public struct HTTPZoneStore: ZoneStore {
     /// When set, requests to a server that stopped answering fail at once for a while
     /// instead of each waiting for ``timeout`` (see ``EndpointCircuit``). nil by default.
     public var circuit: EndpointCircuit?
+    /// How many times a request refused with 429 `RateLimited` is sent again, each after the
+    /// wait the answer's `Retry-After` asks for (`RateLimitBackoff`), before the error is thrown.
+    public var rateLimitRetries = 3
 
     static let inboxCapabilityHeader = "Imprint-Inbox-Capability"
     /// JSON answers above this are refused (1000 records of ~1 KiB with room to spare).
@@ -105,13 +108,16 @@ public struct HTTPZoneStore: ZoneStore {
     public func uploadAsset(zoneId: String, bytes: [UInt8]) async throws -> ZoneAsset {
         try ZoneRules.checkZoneId(zoneId)
         try ZoneRules.checkAssetBytes(bytes.count)
-        var request = try requests.request(path: ZoneMethod.uploadAsset.path, query: [("zoneId", zoneId)], method: .POST,
-                                           lxm: ZoneMethod.uploadAsset.nsid)
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
-        let body = HashingUploadBody(bytes)
-        request.body = .stream(body, length: .known(Int64(bytes.count)))
-        let answer: ZoneWire.AssetOutput = try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+        var body = HashingUploadBody(bytes)
+        let answer: ZoneWire.AssetOutput = try decode(try await execute(limit: Self.maximumJSONResponseBytes) {
+            var request = try requests.request(path: ZoneMethod.uploadAsset.path, query: [("zoneId", zoneId)], method: .POST,
+                                               lxm: ZoneMethod.uploadAsset.nsid)
+            request.headers.add(name: "Content-Type", value: "application/octet-stream")
+            if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
+            body = HashingUploadBody(bytes)  // each attempt hashes what it sends
+            request.body = .stream(body, length: .known(Int64(bytes.count)))
+            return request
+        })
         // nil unless every byte went out: a service that answers 200 early is refused too.
         guard let sent = body.sentAsset(), answer == sent else {
             let sent = body.sentAsset()?.hash ?? "(body not sent whole)"
@@ -123,9 +129,10 @@ public struct HTTPZoneStore: ZoneStore {
     public func fetchAsset(zoneId: String, hash: String) async throws -> [UInt8] {
         try ZoneRules.checkZoneId(zoneId)
         guard SHA256Hex.isValid(hash) else { throw ZoneError(.invalidArgument, "asset hash is not lowercase hex SHA-256") }
-        let request = try requests.request(path: ZoneMethod.getAsset.path, query: [("zoneId", zoneId), ("hash", hash)], method: .GET,
-                                           lxm: ZoneMethod.getAsset.nsid)
-        let body = try await execute(request, limit: ZoneLimits.maximumAssetBytes)
+        let body = try await execute(limit: ZoneLimits.maximumAssetBytes) {
+            try requests.request(path: ZoneMethod.getAsset.path, query: [("zoneId", zoneId), ("hash", hash)], method: .GET,
+                                 lxm: ZoneMethod.getAsset.nsid)
+        }
         let bytes = Array(body.readableBytesView)
         guard SHA256Hex.digest(bytes) == hash else { throw ZoneError(.assetCorrupt, "getAsset bytes do not hash to \(hash)") }
         return bytes
@@ -329,24 +336,32 @@ public struct HTTPZoneStore: ZoneStore {
     // MARK: Transport
 
     private func procedure<Input: Encodable, Output: Decodable>(_ method: ZoneMethod, _ input: Input) async throws -> Output {
-        var request = try requests.request(path: method.path, query: [], method: .POST, lxm: method.nsid)
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
-        request.body = .bytes(ByteBuffer(data: try WireJSON.encoder().encode(input)))
-        return try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+        let body = ByteBuffer(data: try WireJSON.encoder().encode(input))
+        return try decode(try await execute(limit: Self.maximumJSONResponseBytes) {
+            var request = try requests.request(path: method.path, query: [], method: .POST, lxm: method.nsid)
+            request.headers.add(name: "Content-Type", value: "application/json")
+            if let inboxCapability { request.headers.add(name: Self.inboxCapabilityHeader, value: inboxCapability) }
+            request.body = .bytes(body)
+            return request
+        })
     }
 
     private func query<Output: Decodable>(_ method: ZoneMethod, _ query: [(String, String)]) async throws -> Output {
-        let request = try requests.request(path: method.path, query: query, method: .GET, lxm: method.nsid)
-        return try decode(try await execute(request, limit: Self.maximumJSONResponseBytes))
+        return try decode(try await execute(limit: Self.maximumJSONResponseBytes) {
+            try requests.request(path: method.path, query: query, method: .GET, lxm: method.nsid)
+        })
     }
 
-    /// The body of a 200 answer of at most `limit` bytes; any other answer as a ``ZoneError``.
-    private func execute(_ request: HTTPClientRequest, limit: Int) async throws -> ByteBuffer {
+    /// The body of a 200 answer of at most `limit` bytes to the request `makeRequest` builds
+    /// (built again for each attempt after a 429 `RateLimited`: `RateLimitBackoff`); any other
+    /// answer as a ``ZoneError``.
+    private func execute(limit: Int, _ makeRequest: () throws -> HTTPClientRequest) async throws -> ByteBuffer {
         try circuit?.check(baseURL)
         let response: HTTPClientResponse
         do {
-            response = try await httpClient.execute(request, timeout: timeout)
+            response = try await RateLimitBackoff.execute(httpClient, timeout: timeout, retries: rateLimitRetries, makeRequest)
+        } catch let error as CancellationError {
+            throw error
         } catch {
             if EndpointCircuit.isTimeout(error) { circuit?.failed() }
             throw ZoneError(.transport, "\(error)")

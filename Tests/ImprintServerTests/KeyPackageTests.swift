@@ -94,6 +94,9 @@ import Testing
                 try await group.waitForAll()
             }
             await expectServiceError(429, "TooManyKeyPackages") { try await owner.publishKeyPackage(Self.package(201)) }
+            // A 429 too, but no rate limit: the client hands it over without sending again.
+            let refusals = try await RawHTTP.metric(server, #"imprint_rejections_total{error="TooManyKeyPackages"}"#)
+            #expect(refusals == 1, "the client sent the refused publish \(refusals ?? 0) times")
             _ = try await server.client().getKeyPackages(dids: [owner.did])
             _ = try await owner.publishKeyPackage(Self.package(203))
         }
