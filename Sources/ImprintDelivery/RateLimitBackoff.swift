@@ -23,8 +23,6 @@ package enum RateLimitBackoff {
     package static let maximumWait: Duration = .seconds(10)
     /// The wait when a 429 `RateLimited` has no usable `Retry-After`.
     package static let defaultWait: Duration = .seconds(1)
-    /// The most bytes of a 429's body read to learn its error name.
-    static let maximumErrorBodyBytes = 64 << 10
 
     /// Sends the request `makeRequest` builds (a new one for every attempt, so each carries a
     /// fresh service-auth token: the server refuses a token it has seen) and returns the first
@@ -37,7 +35,7 @@ package enum RateLimitBackoff {
         while true {
             let response = try await client.execute(try makeRequest(), timeout: timeout)
             guard response.status == .tooManyRequests else { return response }
-            let body = try await response.body.collect(upTo: maximumErrorBodyBytes)
+            let body = try await response.body.collect(upTo: XRPCErrorBody.maximumBytes)
             let name = (try? JSONDecoder().decode(XRPCErrorBody.self, from: body))?.error
             guard name == "RateLimited", attempt < retries else {
                 return HTTPClientResponse(version: response.version, status: response.status, headers: response.headers, body: .bytes(body))

@@ -42,8 +42,6 @@ public struct HTTPZoneStore: ZoneStore {
     static let inboxCapabilityHeader = "Imprint-Inbox-Capability"
     /// JSON answers above this are refused (1000 records of ~1 KiB with room to spare).
     static let maximumJSONResponseBytes = 16 << 20
-    /// Error bodies above this are not read.
-    static let maximumErrorBodyBytes = 64 << 10
     /// Bytes an event stream may send without completing an event.
     static let maximumPendingEventBytes = 1 << 20
 
@@ -277,7 +275,7 @@ public struct HTTPZoneStore: ZoneStore {
             throw ZoneError(.transport, "\(error)")
         }
         guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: Self.maximumErrorBodyBytes)) ?? ByteBuffer()
+            let body = (try? await response.body.collect(upTo: XRPCErrorBody.maximumBytes)) ?? ByteBuffer()
             throw Self.error(status: Int(response.status.code), body: body)
         }
         let (stream, continuation) = AsyncThrowingStream<ZoneChangeNotification, any Error>.makeStream()
@@ -368,7 +366,7 @@ public struct HTTPZoneStore: ZoneStore {
         }
         circuit?.answered()
         guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: Self.maximumErrorBodyBytes)) ?? ByteBuffer()
+            let body = (try? await response.body.collect(upTo: XRPCErrorBody.maximumBytes)) ?? ByteBuffer()
             throw Self.error(status: Int(response.status.code), body: body)
         }
         do {
