@@ -541,6 +541,7 @@ extension Document {
         var items = 0
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]! else { continue }
+            guard sequenceNumbers.count + 1 < Int(OpClaims.maxSequences) else { throw CRDTError(.tooLarge, "too many sequences") }
             let number = Int32(sequenceNumbers.count + 1)
             sequenceNumbers[o] = number
             items += try decodeSpans(s, &r, actorRef, visibleFirst: visibleFirst, dropDeleted: redactedSave, budget: &budget, decoder: decoder)
@@ -619,11 +620,15 @@ extension Document {
                 claims.claim(actor: op.id.actor, start: op.id.counter, count: op.width, for: OpClaims.otherOp)
             else { throw CRDTError(.malformed, "op \(op.id.counter) shares its id or runs past its change") }
         }
+        // Deleted items are claimed as such and counted, for the removes to cover below.
+        var deletedItems = 0
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
+            let deleted = OpClaims.deleted(number)
             for leaf in s.leaves {
                 for sp in leaf.spans {
-                    guard claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: number) else {
+                    if sp.deleted { deletedItems += sp.length }
+                    guard claims.claim(actor: sp.id.actor, start: sp.id.counter, count: sp.length, for: sp.deleted ? deleted : number) else {
                         throw CRDTError(.malformed, "an inserted item \(sp.id.counter) shares its id with another op or lies outside every change")
                     }
                 }
@@ -646,7 +651,7 @@ extension Document {
         func checkOrigin(_ origin: OpID, of item: OpID, inRecord itemRecord: Int, in number: Int32) throws {
             guard !origin.isNone else { return }
             let (owner, originRecord) = claims.claimant(actor: origin.actor, counter: origin.counter)
-            guard owner == number else { throw CRDTError(.malformed, "insert origin unknown") }
+            guard OpClaims.isItem(owner, of: number) else { throw CRDTError(.malformed, "insert origin unknown") }
             guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
                 throw CRDTError(.malformed, "insert origin after its item")
             }
@@ -676,30 +681,22 @@ extension Document {
                 instanceRecord < opRecord || (instanceRecord == opRecord && i.actor == op.id.actor && i.counter < op.id.counter)
             else { throw CRDTError(.malformed, "mark instance is no earlier mark of its text") }
         }
-        // Removed items are marked only now: `claimant`, which the origin checks above read,
-        // takes a removed item for no item of its sequence.
+        // The state agrees with its history: an item is deleted exactly when a remove covers
+        // it (damaged deleted-run columns would otherwise load text that replaying the
+        // changes does not give). Every remove covers deleted items of its sequence only, so
+        // none covers a visible item; together they cover each deleted item at least once
+        // exactly when the items they covered first add up to the deleted items claimed.
         var lastObject = OpID.none, number: Int32 = 0
+        var coveredItems = 0
         for remove in history.removes {
             if remove.obj != lastObject { (lastObject, number) = (remove.obj, sequenceNumbers[remove.obj] ?? 0) }
             let target = remove.target
-            guard number > 0, claims.remove(actor: target.actor, start: target.counter, count: remove.count, of: number) else {
-                throw CRDTError(.malformed, "remove of unknown item")
+            guard number > 0, let covered = claims.cover(actor: target.actor, start: target.counter, count: remove.count, of: number) else {
+                throw CRDTError(.malformed, "a remove of an item that is no deleted item of its sequence")
             }
+            coveredItems += covered
         }
-        // The state agrees with its history: an item is deleted exactly when a remove covers
-        // it (damaged deleted-run columns would otherwise load text that replaying the
-        // changes does not give).
-        for o in objectIDs {
-            guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
-            let removed = OpClaims.removed(number)
-            for leaf in s.leaves {
-                for sp in leaf.spans {
-                    guard claims.all(actor: sp.id.actor, start: sp.id.counter, count: sp.length, claimedBy: sp.deleted ? removed : number) else {
-                        throw CRDTError(.malformed, sp.deleted ? "a deleted item that no remove covers" : "a visible item that a remove covers")
-                    }
-                }
-            }
-        }
+        guard coveredItems == deletedItems else { throw CRDTError(.malformed, "a deleted item that no remove covers") }
         if redactedSave {
             // Every change that inserted deleted text (or a deleted scalar list item) lost
             // content, so must be named with its

@@ -1,5 +1,6 @@
 /// Which op claims each counter of each change in a loaded document: nothing, an item of
-/// one of its sequences, or another op (map op, mark op or remove). `load` fills it once,
+/// one of its sequences (visible, or deleted and whether a remove has covered it yet), or
+/// another op (map op, mark op or remove). `load` fills it once,
 /// in time linear in the number of ops (and logarithmic in a change's removes), and then
 /// answers what replaying the history will demand: that no two ops share an id, that every
 /// op lies inside a change, and that every origin and every removed item is an item of the
@@ -41,8 +42,9 @@ struct OpClaims {
     /// Laid out per change (empty arrays in rows).
     private let changes: [ChangeSlots]
     private let removes: [RemoveRange]
-    /// Per slot: 0 unclaimed, `k > 0` an item of sequence `k`, `removed(k)` such an item
-    /// that a remove covers, -1 another op (in rows also `outside`, a counter of no change).
+    /// Per slot: 0 unclaimed, `k > 0` a visible item of sequence `k`, `deleted(k)` a deleted
+    /// one that no remove has covered yet, `removed(k)` a deleted one that a remove covers,
+    /// -1 another op (in rows also `outside`, a counter of no change).
     private var slots: [Int32]
     /// Per actor, where its last lookup was found among its changes (`ChangeRanges.locate`).
     private var claimHints: [Int]
@@ -52,10 +54,20 @@ struct OpClaims {
     private(set) var claimedCount = 0
 
     static let otherOp: Int32 = -1
-    /// The owner of an item of sequence `k` once a remove covers it (below -1, above `outside`).
+    /// The owner of a deleted item of sequence `k` once a remove covers it (below -1).
     @inline(__always) static func removed(_ k: Int32) -> Int32 { -1 - k }
+    /// The owner of a deleted item of sequence `k` that no remove has covered yet (just above
+    /// `outside`, below every `removed(k)` for `k < maxSequences`).
+    @inline(__always) static func deleted(_ k: Int32) -> Int32 { outside + k }
     /// The owner of counters that no change holds (they cannot be claimed).
     static let outside = Int32.min
+    /// Sequences are numbered `1 ..< maxSequences`, so the owners above never collide.
+    static let maxSequences: Int32 = 1 << 30
+
+    /// Whether `owner` is an item of sequence `k`, deleted or not.
+    @inline(__always) static func isItem(_ owner: Int32, of k: Int32) -> Bool {
+        owner == k || owner == deleted(k) || owner == removed(k)
+    }
 
     /// Claims may only take counters of the changes of `history` (laid out by `ranges`), and
     /// its removes claim theirs here. Throws `.malformed`, having allocated
@@ -209,14 +221,14 @@ struct OpClaims {
 
     /// Who claimed counter `counter` of `actor` (0 if nobody or `counter < 1`, `outside` if no
     /// change holds it, `otherOp` for a remove's), and the index of the change holding it
-    /// (-1 if none).
+    /// (-1 if none, or if nobody claimed it).
     mutating func claimant(actor: Int32, counter: Int) -> (owner: Int32, change: Int) {
         guard actor >= 0, Int(actor) < ownerHints.count, counter >= 1 else { return (0, -1) }
         if !rowBase.isEmpty {
             let a = Int(actor)
             guard counter >= rowFirst[a], counter <= rowLast[a] else { return (OpClaims.outside, -1) }
             let owner = slots[rowBase[a] + counter]
-            guard owner > 0 else { return (owner, -1) }
+            guard owner != 0, owner != OpClaims.outside else { return (owner, -1) }
             return (owner, ranges.locate(actor: actor, counter: counter, hint: &ownerHints[a])?.record ?? -1)
         }
         guard let found = ranges.locate(actor: actor, counter: counter, hint: &ownerHints[Int(actor)]) else { return (OpClaims.outside, -1) }
@@ -224,27 +236,31 @@ struct OpClaims {
         return (slots[k], found.record)
     }
 
-    /// Whether every counter in `start ..< start + count` of `actor` is claimed by `owner`
-    /// (in time linear in `count`, stopping at the first that is not).
-    mutating func all(actor: Int32, start: Int, count: Int, claimedBy owner: Int32) -> Bool {
-        forEachSlotRun(actor: actor, start: start, count: count, claiming: false) { s, run in
-            for k in run where s[k] != owner { return false }
-            return true
-        }
-    }
-
-    /// Marks the items `start ..< start + count` of `actor` removed, if every one is an item
-    /// of sequence `owner` (`> 0`); false otherwise. An item may be removed more than once
+    /// Covers the items `start ..< start + count` of `actor` with a remove, if every one is a
+    /// deleted item of sequence `owner` (`> 0`): returns how many no remove had covered
+    /// before, or nil if one is not such an item. An item may be covered more than once
     /// (concurrent deletes of the same text).
-    mutating func remove(actor: Int32, start: Int, count: Int, of owner: Int32) -> Bool {
-        let removed = OpClaims.removed(owner)
-        return forEachSlotRun(actor: actor, start: start, count: count, claiming: false) { s, run in
+    ///
+    /// The loader claims each deleted item as `deleted(k)` and counts them; once every remove
+    /// is applied, the counts returned here add up to that count exactly when every deleted
+    /// item is covered, and a remove that reaches a visible item fails here. So the deleted
+    /// flags are checked against the removes without another pass over the items.
+    mutating func cover(actor: Int32, start: Int, count: Int, of owner: Int32) -> Int? {
+        let removed = OpClaims.removed(owner), deleted = OpClaims.deleted(owner)
+        var newlyCovered = 0
+        let ok = forEachSlotRun(actor: actor, start: start, count: count, claiming: false) { s, run in
             for k in run {
-                guard s[k] == owner || s[k] == removed else { return false }
-                s[k] = removed
+                let slot = s[k]
+                if slot == deleted {
+                    s[k] = removed
+                    newlyCovered += 1
+                } else if slot != removed {
+                    return false
+                }
             }
             return true
         }
+        return ok ? newlyCovered : nil
     }
 
     /// Hands `body` the slots of counters `start ..< start + count` of `actor`, one run per
