@@ -31,7 +31,7 @@ extension SharedDocument {
 
     func inviteNow(_ dids: [String]) async throws -> [String] {
         try ensureActive()
-        try await pullNow()
+        _ = try await pullNow()
         guard state.admins.contains(did) else {
             throw SyncError(.forbidden, "only admins (\(state.admins.joined(separator: ", "))) may add members")
         }
@@ -102,7 +102,7 @@ extension SharedDocument {
 
     func removeNow(_ member: String) async throws {
         try ensureActive()
-        try await pullNow()
+        _ = try await pullNow()
         guard member != did else { throw SyncError(.invalidArgument, "use leave to leave a document") }
         guard try MemberCredential.roster(of: group).values.contains(member) else {
             throw SyncError(.notMember, "\(member) is not a member of convo \(convoId)")
@@ -124,7 +124,7 @@ extension SharedDocument {
     public func leave() async throws {
         try await exclusive {
             try ensureActive()
-            try await pushNow()
+            _ = try await pushNow()
             try await account.delivery.leaveConvo(convoId: convoId)
             try endMembership("left convo \(convoId)")
             await withdrawInboxCapability()
@@ -139,7 +139,7 @@ extension SharedDocument {
 
     func updateNow() async throws {
         try ensureActive()
-        try await pullNow()
+        _ = try await pullNow()
         try await commit(addsMembers: false, forcePath: true, proposals: { group in try await self.departedRemovals(group) },
                          send: { commit, _, epoch in
             try await self.account.delivery.sendMessage(SendMessageInput(
@@ -234,7 +234,7 @@ extension SharedDocument {
     public func setAdmins(_ dids: [String]) async throws -> [String] {
         try await exclusive {
             try ensureActive()
-            try await pullNow()
+            _ = try await pullNow()
             guard let sharer = state.admins.first, sharer == did else {
                 throw SyncError(.forbidden, "only the document's sharer (\(state.admins.first ?? "unknown")) names admins")
             }

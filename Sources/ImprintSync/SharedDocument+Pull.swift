@@ -182,7 +182,7 @@ extension SharedDocument {
         let delivery = account.delivery, convoId = convoId
         Task {
             let stored = try? await delivery.updateCursor(convoId: convoId, processedSeq: processed)
-            await self.acknowledged(stored)
+            self.acknowledged(stored)
         }
     }
 
@@ -201,7 +201,7 @@ extension SharedDocument {
         sweepInFlight = true
         Task {
             _ = try? await self.exclusive { try await self.sweepInbox() }
-            await self.sweepDone()
+            self.sweepDone()
         }
     }
 

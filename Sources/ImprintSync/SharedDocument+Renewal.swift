@@ -42,7 +42,7 @@ extension SharedDocument {
 
     func renewNow(awayFor window: Duration, now: Date) async throws -> MemberRenewal {
         try ensureActive()
-        try await pullNow()
+        _ = try await pullNow()
         guard state.admins.contains(did) else { return MemberRenewal() }
         let cutoff = now.addingTimeInterval(-window.inSeconds)
         let cursors = try await account.delivery.getCursors(convoId: convoId).cursors

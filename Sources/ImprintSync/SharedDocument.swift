@@ -247,7 +247,7 @@ public actor SharedDocument {
         _ = try bundle.store.updateMetadata { metadata in
             metadata.extra[Self.metadataKey] = .object(["convoId": .string(convoId), "server": .string(account.serverURL)])
         }
-        try await doc.exclusive { try await doc.sendSnapshot() }
+        _ = try await doc.exclusive { try await doc.sendSnapshot() }
         try await account.topUpKeyPackages()
         return doc
     }
@@ -268,7 +268,7 @@ public actor SharedDocument {
     }
 
     func writeGroup() throws {
-        let serialized = try group.serializedState()
+        let serialized = group.serializedState()
         try account.keyStore.saveGroupState(GroupStateRecord(state: serialized, cursor: cursor), convo: convoId, for: account.identity.did)
         persistedGroup.remember(serialized, as: group)
     }

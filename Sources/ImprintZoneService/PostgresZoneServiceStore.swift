@@ -49,7 +49,7 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
         try await delivery.transaction(body)
     }
 
-    func single<each Column: PostgresDecodable>(
+    func single<each Column: PostgresDecodable & Sendable>(
         _ type: (repeat each Column).Type, _ connection: PostgresConnection, _ query: PostgresQuery
     ) async throws -> (repeat each Column)? {
         try await PostgresDeliveryStore.single(type, connection.query(query, logger: logger))
@@ -135,14 +135,14 @@ final class PostgresZoneServiceStore: ZoneServiceStore {
         var atEnd = false
         while !atEnd {
             var binds = PostgresBindings()
-            try binds.append(staged.hash)
+            binds.append(staged.hash)
             var rows: [String] = []
             while rows.count < ZonePostgresSchema.chunksPerStatement {
                 guard let chunk = try file.read(upToCount: ZonePostgresSchema.chunkSize), !chunk.isEmpty else {
                     atEnd = true
                     break
                 }
-                try binds.append(index)
+                binds.append(index)
                 try binds.append(chunk)
                 rows.append("($1, $\(binds.count - 1), $\(binds.count))")
                 index += 1

@@ -261,7 +261,7 @@ final class SQLiteZoneServiceStore: ZoneServiceStore {
     func saveRecords(_ batch: RecordBatch) async throws -> [ZoneRecord] {
         let result: (records: [ZoneRecord], wrote: Bool)
         do {
-            result = try await write { [blobs] db in
+            result = try await write { db in
                 let zone: ZoneRow
                 switch batch.writer {
                 case .did(let did):

@@ -207,7 +207,7 @@ struct SnapshotBenchmark: ParsableCommand {
     }
 
     func runDriver(_ arguments: [String], log: String) throws -> Int32 {
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)  // the FileHandle below throws if it failed
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? handle.close() }
         let process = Process()

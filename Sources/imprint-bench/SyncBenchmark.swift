@@ -477,7 +477,7 @@ extension Array {
 enum RelayPeer {
     static func run(python: String, script: String, edits: Int) throws -> (p50: Double, p99: Double) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)  // the FileHandle below throws if it failed
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

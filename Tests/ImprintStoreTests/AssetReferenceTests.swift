@@ -13,7 +13,7 @@ import ImprintTestSupport
         let phone = try DeviceID("phone")
         let doc = try DocumentBundle.create(at: temp.file("a.imprint"), device: laptop, title: "A")
         let file = temp.file("photo.jpg")
-        FileManager.default.createFile(atPath: file, contents: Data((0..<5000).map { UInt8($0 % 251) }))
+        try #require(FileManager.default.createFile(atPath: file, contents: Data((0..<5000).map { UInt8($0 % 251) })))
         let id = try doc.addAsset(contentsOf: file, name: "photo.jpg")
         #expect(try doc.assetReferences() == [id.hex: "photo.jpg"])
         #expect(doc.store.assets.contains(id))

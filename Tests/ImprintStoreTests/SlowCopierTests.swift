@@ -106,7 +106,7 @@ import Glibc
                 }
                 let handle: FileHandle
                 if let h = FileHandle(forWritingAtPath: path) { handle = h } else {
-                    FileManager.default.createFile(atPath: path, contents: nil)
+                    _ = FileManager.default.createFile(atPath: path, contents: nil)
                     handle = try #require(FileHandle(forWritingAtPath: path))
                 }
                 try handle.seekToEnd()
@@ -266,7 +266,7 @@ import Glibc
         process.executableURL = URL(fileURLWithPath: try #require(CLITests.binary))
         process.arguments = ["watch", bundle, "--device", device, "--poll", "0.1", "--settle", "2", "--timeout", "120"]
         process.standardOutput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: stderr, contents: nil)
+        try #require(FileManager.default.createFile(atPath: stderr, contents: nil))
         process.standardError = FileHandle(forWritingAtPath: stderr)
         try process.run()
         return process

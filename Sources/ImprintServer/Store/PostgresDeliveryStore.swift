@@ -601,7 +601,7 @@ public final class PostgresDeliveryStore: DeliveryStore {
     }
 
     /// The first row of a result (the rest are read and dropped so the connection stays clean).
-    package static func single<each Column: PostgresDecodable>(
+    package static func single<each Column: PostgresDecodable & Sendable>(
         _ type: (repeat each Column).Type, _ rows: PostgresRowSequence
     ) async throws -> (repeat each Column)? {
         var first: (repeat each Column)?
