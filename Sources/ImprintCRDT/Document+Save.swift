@@ -648,22 +648,29 @@ extension Document {
         func recordOfClaimed(_ item: OpID) -> Int {
             ranges.locate(actor: item.actor, counter: item.counter, hint: &itemHints[Int(item.actor)])?.record ?? -1
         }
-        func checkOrigin(_ origin: OpID, of item: OpID, inRecord itemRecord: Int, in number: Int32) throws {
+        // `itemRecord`: the change of `item`, found on first need (`Int.min` until then).
+        func checkOrigin(_ origin: OpID, of item: OpID, itemRecord: inout Int, in number: Int32) throws {
             guard !origin.isNone else { return }
+            if origin.actor == item.actor, origin.counter < item.counter {
+                // An actor's counters ascend with its changes (`HeaderTable`), so the origin is
+                // in the item's change or an earlier one, and before the item: no change to find.
+                guard OpClaims.isItem(claims.owner(actor: origin.actor, counter: origin.counter), of: number) else {
+                    throw CRDTError(.malformed, "insert origin unknown")
+                }
+                return
+            }
             let (owner, originRecord) = claims.claimant(actor: origin.actor, counter: origin.counter)
             guard OpClaims.isItem(owner, of: number) else { throw CRDTError(.malformed, "insert origin unknown") }
-            guard originRecord < itemRecord || (originRecord == itemRecord && origin.actor == item.actor && origin.counter < item.counter) else {
-                throw CRDTError(.malformed, "insert origin after its item")
-            }
+            if itemRecord == Int.min { itemRecord = recordOfClaimed(item) }
+            guard originRecord < itemRecord else { throw CRDTError(.malformed, "insert origin after its item") }
         }
         for o in objectIDs {
             guard case .sequence(let s) = objects[o]!, let number = sequenceNumbers[o] else { continue }
             for leaf in s.leaves {
                 for sp in leaf.spans {
-                    guard !sp.left.isNone || !sp.right.isNone else { continue }
-                    let itemRecord = recordOfClaimed(sp.id)
-                    try checkOrigin(sp.left, of: sp.id, inRecord: itemRecord, in: number)
-                    try checkOrigin(sp.right, of: sp.id, inRecord: itemRecord, in: number)
+                    var itemRecord = Int.min
+                    try checkOrigin(sp.left, of: sp.id, itemRecord: &itemRecord, in: number)
+                    try checkOrigin(sp.right, of: sp.id, itemRecord: &itemRecord, in: number)
                 }
             }
         }
@@ -672,8 +679,8 @@ extension Document {
         let markObjects = Dictionary(markOps.map { ($0.id, $0.obj) }, uniquingKeysWith: { a, _ in a })
         for op in markOps {
             guard case .mark(let m) = op.action, let number = sequenceNumbers[op.obj] else { continue }
-            let opRecord = recordOfClaimed(op.id)
-            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, inRecord: opRecord, in: number) }
+            var opRecord = recordOfClaimed(op.id)
+            for item in [m.start.item, m.end.item].compactMap({ $0 }) { try checkOrigin(item, of: op.id, itemRecord: &opRecord, in: number) }
             guard let i = m.instance, i != op.id else { continue }
             // Another mark op of the same text, earlier in the history.
             guard markObjects[i] == op.obj,

@@ -225,15 +225,25 @@ struct OpClaims {
     mutating func claimant(actor: Int32, counter: Int) -> (owner: Int32, change: Int) {
         guard actor >= 0, Int(actor) < ownerHints.count, counter >= 1 else { return (0, -1) }
         if !rowBase.isEmpty {
-            let a = Int(actor)
-            guard counter >= rowFirst[a], counter <= rowLast[a] else { return (OpClaims.outside, -1) }
-            let owner = slots[rowBase[a] + counter]
+            let owner = owner(actor: actor, counter: counter)
             guard owner != 0, owner != OpClaims.outside else { return (owner, -1) }
-            return (owner, ranges.locate(actor: actor, counter: counter, hint: &ownerHints[a])?.record ?? -1)
+            return (owner, ranges.locate(actor: actor, counter: counter, hint: &ownerHints[Int(actor)])?.record ?? -1)
         }
         guard let found = ranges.locate(actor: actor, counter: counter, hint: &ownerHints[Int(actor)]) else { return (OpClaims.outside, -1) }
         guard let k = slot(change: found.record, from: counter, to: counter + 1) else { return (OpClaims.otherOp, found.record) }
         return (slots[k], found.record)
+    }
+
+    /// Who claimed counter `counter` of `actor`, as `claimant` says, without finding the change
+    /// that holds it where the slots are in rows (one memory access).
+    mutating func owner(actor: Int32, counter: Int) -> Int32 {
+        guard actor >= 0, Int(actor) < ownerHints.count, counter >= 1 else { return 0 }
+        if !rowBase.isEmpty {
+            let a = Int(actor)
+            guard counter >= rowFirst[a], counter <= rowLast[a] else { return OpClaims.outside }
+            return slots[rowBase[a] + counter]
+        }
+        return claimant(actor: actor, counter: counter).owner
     }
 
     /// Covers the items `start ..< start + count` of `actor` with a remove, if every one is a
