@@ -126,17 +126,22 @@ class LoroPeer:
     def history(self, doc):
         return doc.export(self.m.ExportMode.Updates(self.m.VersionVector()))
 
-    def mark(self, doc):
-        return doc.oplog_vv
-
-    def since(self, doc, mark):
-        return doc.export(self.m.ExportMode.Updates(mark))
-
     def import_(self, doc, data):
         doc.import_(data)
 
     def import_many(self, doc, blobs):
         doc.import_batch(blobs)
+
+    def writer(self, actor):
+        """A document whose local transactions `apply_exporting` can export one by one."""
+        return self.new(actor)
+
+    def apply_exporting(self, doc, text, patches):
+        """Applies one trace txn as a local commit; returns the update that carries it alone
+        (Loro: the updates since the version vector before it)."""
+        mark = doc.oplog_vv
+        self.apply(doc, text, patches)
+        return doc.export(self.m.ExportMode.Updates(mark))
 
 
 class YrsPeer:
@@ -170,12 +175,6 @@ class YrsPeer:
 
     history = save
 
-    def mark(self, doc):
-        return doc.get_state()
-
-    def since(self, doc, mark):
-        return doc.get_update(mark)
-
     def import_(self, doc, data):
         doc.apply_update(data)
 
@@ -183,6 +182,25 @@ class YrsPeer:
         with doc.transaction():
             for b in blobs:
                 doc.apply_update(b)
+
+    def writer(self, actor):
+        """A document whose transactions' updates are captured as they commit (Yjs's
+        `update` event): `get_update(state)` would also carry the whole delete set every
+        time, which makes a replay of K concatenated copies quadratic in time and memory."""
+        doc = self.new(actor)
+        events = []
+        doc.__dict__["_trace_events"] = events
+        doc.__dict__["_trace_subscription"] = doc.observe(lambda e: events.append(e.update))
+        return doc
+
+    def apply_exporting(self, doc, text, patches):
+        """Applies one trace txn as one transaction; returns the update its commit emitted."""
+        events = doc.__dict__["_trace_events"]
+        events.clear()
+        self.apply(doc, text, patches)
+        if len(events) != 1:
+            raise RuntimeError(f"expected one update event for a transaction, got {len(events)}")
+        return events[0]
 
 
 PEERS = {"loro": LoroPeer, "yrs": YrsPeer}
@@ -235,16 +253,14 @@ def replay_sequential(peer, txns):
 
 
 def replay_concurrent(peer, txns, agents, plan):
-    docs = [peer.new(WRITER + k) for k in range(len(agents))]
+    docs = [peer.writer(WRITER + k) for k in range(len(agents))]
     texts = [peer.text(d) for d in docs]
     updates = []
     for patches, (a, missing) in zip(txns, plan):
         doc = docs[a]
         if missing:
             peer.import_many(doc, [updates[j] for j in missing])
-        mark = peer.mark(doc)
-        peer.apply(doc, texts[a], patches)
-        updates.append(peer.since(doc, mark))
+        updates.append(peer.apply_exporting(doc, texts[a], patches))
     merged = peer.new(READER)
     peer.import_many(merged, updates)
     return merged, peer.read(merged)
