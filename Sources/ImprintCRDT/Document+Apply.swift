@@ -12,12 +12,23 @@ extension Document {
     private func integrate(_ changes: [Change]) throws {
         // Dependencies are found by hash: make sure every change here has one.
         if recordByHash.count < records.count { sealAll() }
-        var stack: [Change] = changes.reversed()
+        // `changes` in order, each change a dependency wakes taken first (last woken first).
+        var next = changes.startIndex
+        var woken: [Change] = []
         var waiting: [ChangeHash: [Change]] = [:]
         for p in pending.values {
             if let missing = p.deps.first(where: { recordByHash[$0] == nil }) { waiting[missing, default: []].append(p) }
         }
-        while let c = stack.popLast() {
+        while true {
+            let c: Change
+            if let w = woken.popLast() {
+                c = w
+            } else if next < changes.endIndex {
+                c = changes[next]
+                next += 1
+            } else {
+                break
+            }
             if recordByHash[c.hash] != nil { continue }
             if let missing = c.deps.first(where: { recordByHash[$0] == nil }) {
                 if pending[c.hash] == nil { pending[c.hash] = c }
@@ -26,7 +37,7 @@ extension Document {
             }
             pending[c.hash] = nil
             try applyReady(c)
-            if let woken = waiting.removeValue(forKey: c.hash) { stack.append(contentsOf: woken) }
+            if let ready = waiting.removeValue(forKey: c.hash) { woken.append(contentsOf: ready) }
         }
     }
 
