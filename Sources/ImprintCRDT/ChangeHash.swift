@@ -22,9 +22,10 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
 
-    /// All 32 bytes in one call (the synthesized conformance feeds the hasher byte by byte,
-    /// which dominated looking changes up by hash while applying them). Every byte counts:
-    /// a hash read from a file (a redacted change's) is chosen by whoever wrote the file.
+    /// All 32 bytes in one call, as `ActorID` does (the synthesized conformance feeds the
+    /// hasher byte by byte, which dominated looking changes up by hash while applying them).
+    /// Every byte counts: a hash read from a file (a redacted change's) is chosen by whoever
+    /// wrote the file.
     public func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
