@@ -43,6 +43,16 @@ import ImprintTestSupport
         [d.encodePayload(), d.encodePayload(visibleTextFirst: true, runHeaders: false), d.encodePayload(visibleTextFirst: false)]
     }
 
+    /// Loads `d`'s save in every payload layout, the whole history decoded and validated
+    /// (`finishLoading`), expecting each to load and read text `t` as `d` does.
+    static func expectLoads(_ d: Document, text t: ObjectID, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (payload, version) in payloads(d) {
+            let loaded = try Document.load(DocumentFormat.frame(payload, version: version))
+            try loaded.finishLoading()
+            #expect(try loaded.text(t) == d.text(t), "version \(version)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// Loads `d`'s save in every payload layout (versions 3 and 5 are decoded in full by
     /// `finishLoading`), expecting each to throw `.malformed`.
     static func expectMalformed(_ d: Document, sourceLocation: SourceLocation = #_sourceLocation) {

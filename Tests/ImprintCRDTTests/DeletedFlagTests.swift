@@ -19,11 +19,7 @@ import Testing
         let (d, t) = try DeclaredCountTests.history(changes: 4)
         let spans = try Self.spans(of: t, in: d)
         #expect(spans.contains { $0.leaf.spans[$0.index].deleted })
-        for (payload, version) in DeclaredCountTests.payloads(d) {
-            let loaded = try Document.load(DocumentFormat.frame(payload, version: version))
-            try loaded.finishLoading()
-            #expect(try loaded.text(t) == d.text(t), "version \(version)")
-        }
+        try DeclaredCountTests.expectLoads(d, text: t)
     }
 
     @Test func aDeletedItemThatNoRemoveCoversIsRefused() throws {
@@ -49,10 +45,6 @@ import Testing
         try x.change { tx in try tx.splice(t, at: 0, delete: 2) }
         try y.change { tx in try tx.splice(t, at: 1, delete: 1) }
         try x.apply(y.allChanges())
-        for (payload, version) in DeclaredCountTests.payloads(x) {
-            let loaded = try Document.load(DocumentFormat.frame(payload, version: version))
-            try loaded.finishLoading()
-            #expect(try loaded.text(t) == x.text(t), "version \(version)")
-        }
+        try DeclaredCountTests.expectLoads(x, text: t)
     }
 }
