@@ -189,13 +189,13 @@ class YrsPeer:
         time, which makes a replay of K concatenated copies quadratic in time and memory."""
         doc = self.new(actor)
         events = []
-        doc.__dict__["_trace_events"] = events
-        doc.__dict__["_trace_subscription"] = doc.observe(lambda e: events.append(e.update))
+        doc._trace_events = events
+        doc._trace_subscription = doc.observe(lambda e: events.append(e.update))
         return doc
 
     def apply_exporting(self, doc, text, patches):
         """Applies one trace txn as one transaction; returns the update its commit emitted."""
-        events = doc.__dict__["_trace_events"]
+        events = doc._trace_events
         events.clear()
         self.apply(doc, text, patches)
         if len(events) != 1:
