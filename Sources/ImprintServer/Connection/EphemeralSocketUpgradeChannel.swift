@@ -22,7 +22,8 @@ import NIOWebSocket
 ///
 /// `connectionHandlers` are added when the connection opens (the per-address connection cap
 /// counts sockets too), `http1.additionalChannelHandlers` only to connections that stay HTTP;
-/// `http1.idleTimeout` bounds the wait for the first request head as well.
+/// `http1.idleTimeout` bounds the wait for the first request head as well, and a graceful
+/// shutdown closes a connection that has sent nothing yet (``QuiesceUnusedConnection``).
 struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     /// The socket's life once upgraded.
     typealias Session = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Logger) async -> Void
@@ -55,6 +56,7 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(QuiesceUnusedConnection())
             try channel.pipeline.syncOperations.addHandlers(connectionHandlers())
             let admitted = NIOLockedValueBox<Result<Admitted, DeliveryError>?>(nil)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
