@@ -33,6 +33,9 @@ struct ImprintServerCommand: AsyncParsableCommand {
     var idleTimeout: Double = 30
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may pause between parts (it must end within 120 s).")
     var bodyTimeout: Double = 10
+    @Option(name: .customLong("shutdown-grace"),
+            help: "Seconds SIGTERM/SIGINT wait for requests in flight before they are cancelled and the server exits.")
+    var shutdownGrace: Double = 30
     @Option(name: .customLong("max-connections-per-address"), help: "Unauthenticated connections each client IP address may hold (a connection stops counting once a request on it passes the token check).")
     var maxConnectionsPerAddress = 256
     @Flag(name: .customLong("benchmark-endpoints"),
@@ -65,6 +68,7 @@ struct ImprintServerCommand: AsyncParsableCommand {
         configuration.connectionLimits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.connectionLimits.bodyIdleTimeout = .milliseconds(Int64(bodyTimeout * 1000))
         configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must not be negative") }
         guard zoneQuota >= 0 else { throw ValidationError("--zone-quota must not be negative") }
         guard compactionInterval >= 0, compactionInterval.isFinite else { throw ValidationError("--compaction-interval must not be negative") }
         guard eventRetentionDays >= 0, eventRetentionDays.isFinite else { throw ValidationError("--event-retention-days must not be negative") }
@@ -90,9 +94,13 @@ struct ImprintServerCommand: AsyncParsableCommand {
         let app = DeliveryServer.makeApplication(store: store, configuration: configuration, logger: logger, services: benchmarkEndpoints ? [zones, ThroughputCeiling()] : [zones]) { port in
             logger.info("listening", metadata: ["host": "\(host)", "port": "\(port)", "did": "\(serviceDID)"])
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: app)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // A graceful stop ends event streams and closes idle connections at once, then waits
+        // for requests in flight, at most `shutdownGrace`: a client that stalls mid-request
+        // does not keep the server from exiting.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(shutdownGrace * 1000))
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
         try await zones.shutdown()
         try await store.shutdown()

@@ -29,6 +29,30 @@ import Testing
         #expect(output.value.contains("status=200"))
     }
 
+    /// SIGTERM closes a connection that never sent a request at once and waits for one whose
+    /// body is still coming at most `--shutdown-grace`, however long its body may pause.
+    @Test(.timeLimit(.minutes(3))) func sigtermWaitsAtMostTheShutdownGrace() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("imprint-exe-\(UUID().uuidString)")
+        let (process, bound, _) = try await ServerExecutable.launchListening(
+            ["--port", "0", "--data", data.path, "--service-did", RunningServer.serviceDID,
+             "--shutdown-grace", "2", "--body-timeout", "100", "--idle-timeout", "100"], attempts: 200)
+        defer { if process.isRunning { process.terminate() } }
+        let unused = try await RawSocket.connect(port: bound)
+        let stalled = try await RawSocket.connect(port: bound)
+        try await stalled.send(try SlowAndBrokenClientTests.head(.createConvo, extra: "Content-Length: 100\r\n") + #"{"cipherSuite":"#)
+        try await Task.sleep(for: .milliseconds(300))  // the head is read: a request in flight
+
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        #expect(await unused.outcome(timeout: .seconds(60)).closedByServer, "the unused connection is closed")
+        for _ in 0..<1200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        let took = ContinuousClock.now - signalled
+        #expect(!process.isRunning, "still running \(took) after SIGTERM")
+        #expect(took >= .seconds(2) && took < .seconds(50), "exited \(took) after SIGTERM, with a 2 s grace and a 100 s body timeout")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "status \(process.terminationStatus)")
+        #expect(await stalled.outcome(timeout: .seconds(5)).closedByServer)
+    }
+
     @Test(arguments: [["--db", "mysql://nope"], ["--port", "99999"], ["--bogus"], ["--rate-limit", "0"]])
     func usageErrorsExitOneWithOneErrorLine(arguments: [String]) async throws {
         let (status, text) = try runToExit(arguments)
