@@ -90,7 +90,6 @@ import Testing
         }
     }
 
-    @discardableResult
     /// One message's copies for many inboxes: the payload travels once (v1.3), each inbox gets
     /// its own outcome, and the server's body counter shows the request did not repeat it.
     @Test(arguments: StoreKind.available)
@@ -121,6 +120,7 @@ import Testing
         }
     }
 
+    @discardableResult
     func expectZoneError<T>(_ code: ZoneError.Code, sourceLocation: SourceLocation = #_sourceLocation,
                             _ body: () async throws -> T) async -> ZoneError? {
         let error = await expectAnyZoneError(sourceLocation: sourceLocation, body)
