@@ -5,7 +5,8 @@ set -euo pipefail
 
 # chromium and chromium-driver (and firefox-esr, driven over Marionette) run the reviewer-snapshot
 # viewer tests (Tests/ImprintSnapshotTests); tar and zstd the archive interop suite (BundleArchiveTests).
-packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql chromium chromium-driver firefox-esr tar zstd)
+# gdb prints the test process's threads when a run outlives its deadline (scripts/test-watchdog.sh).
+packages=(libzstd-dev libarchive-dev zlib1g-dev pkg-config libsqlite3-dev postgresql chromium chromium-driver firefox-esr tar zstd gdb)
 
 missing=()
 for p in "${packages[@]}"; do

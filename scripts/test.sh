@@ -35,7 +35,10 @@ echo "test seed: ${IMPRINT_TEST_SEED:-none set, each test uses its default}"
 # store suites peak at ~400 descriptors and finish sooner (67 s against 100 s).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}"
 swift build --build-tests
-bash scripts/with-postgres.sh swift test --skip-build
+# The run has a deadline well inside CI's (here about 7 minutes; CI's slowest run took 25):
+# a test that hangs fails the run at the deadline, which names the tests still running and
+# prints the test process's threads (scripts/test-watchdog.sh).
+bash scripts/test-watchdog.sh "${IMPRINT_TEST_DEADLINE:-2700}" bash scripts/with-postgres.sh swift test --skip-build
 
 # The public modules' DocC documentation builds without a warning.
 bash scripts/docs.sh

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs a test command with a deadline; a run that outlives it is reported, then stopped:
+#   bash scripts/test-watchdog.sh <seconds> swift test --skip-build
+# The command's output passes through unchanged. When the deadline passes, this prints the
+# tests that started and have not ended (from Swift Testing's and XCTest's own lines), every
+# thread's stack of each test process (gdb, when installed), and exits 124 after stopping
+# the command. A hang then fails the run within the deadline and names where it hung, where
+# CI's own limit would end the job with no more than "timed out".
+set -uo pipefail
+
+if [ "$#" -lt 2 ]; then
+    echo "usage: $0 <seconds> <command> [args...]" >&2
+    exit 2
+fi
+limit="$1"
+shift
+here="$(cd "$(dirname "$0")" && pwd)"
+
+log="$(mktemp /tmp/imprint-test-log.XXXXXX)"
+trap 'rm -f "$log"' EXIT
+
+# setsid: the command and everything it starts form one process group, stopped together.
+setsid "$@" > >(tee "$log") 2>&1 &
+pid=$!
+
+waited=0
+while kill -0 "$pid" 2>/dev/null; do
+    if [ "$waited" -ge "$limit" ]; then
+        echo
+        echo "test-watchdog: the run passed its ${limit} s deadline; what had started and not ended:"
+        python3 "$here/unfinished-tests.py" "$log"
+        if command -v gdb >/dev/null 2>&1; then
+            for test_pid in $(pgrep -g "$pid" -f 'xctest' || true); do
+                echo "test-watchdog: threads of process ${test_pid} ($(tr '\0' ' ' < "/proc/${test_pid}/cmdline" 2>/dev/null | cut -c1-160))"
+                timeout 120 gdb -p "$test_pid" -batch -ex "thread apply all bt 30" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-220
+            done
+        fi
+        kill -TERM -- "-$pid" 2>/dev/null
+        sleep 10
+        kill -KILL -- "-$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        exit 124
+    fi
+    sleep 5
+    waited=$((waited + 5))
+done
+wait "$pid"
