@@ -5,7 +5,8 @@
 # tests that started and have not ended (from Swift Testing's and XCTest's own lines), every
 # thread's stack of each test process (gdb, when installed), and exits 124 after stopping
 # the command. A hang then fails the run within the deadline and names where it hung, where
-# CI's own limit would end the job with no more than "timed out".
+# CI's own limit would end the job with no more than "timed out". Processes the command
+# leaves running in its process group are named and stopped when it ends.
 set -uo pipefail
 
 if [ "$#" -lt 2 ]; then
@@ -45,3 +46,13 @@ while kill -0 "$pid" 2>/dev/null; do
     waited=$((waited + 5))
 done
 wait "$pid"
+status=$?
+# A process the run started and left running (a server a test did not stop) would hold the
+# output open after the run: named and stopped here.
+left="$(pgrep -g "$pid" -a 2>/dev/null | cut -c1-160 || true)"
+if [ -n "$left" ]; then
+    echo "test-watchdog: the run left these processes running; stopping them:"
+    echo "$left" | sed 's/^/  /'
+    kill -KILL -- "-$pid" 2>/dev/null
+fi
+exit "$status"
