@@ -6,7 +6,7 @@ import Testing
 /// A graceful shutdown waits for requests in progress, not for connections that sit idle: one
 /// that never sent a byte (HTTP clients open such connections ahead of need) and one kept
 /// alive after its answer are closed at once, so a stop takes milliseconds, not the idle
-/// timeout.
+/// timeout; one caught halfway through its first request head is answered, then closed.
 @Suite struct GracefulShutdownTests {
     @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func idleConnectionsDoNotHoldUpAStop(kind: StoreKind) async throws {
@@ -25,6 +25,28 @@ import Testing
         let unusedOutcome = await unused.outcome(timeout: .seconds(1))
         #expect(unusedOutcome.closedByServer && unusedOutcome.bytes.isEmpty, "the unused connection is closed without an answer")
         #expect(await keptAlive.outcome(timeout: .seconds(1)).closedByServer, "the kept-alive connection is closed")
+    }
+
+    /// A connection whose first request head is still arriving when the stop begins gets its
+    /// answer and is closed after it: kept alive, a client reusing it would keep the server
+    /// from stopping.
+    @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
+    func aConnectionStoppedMidwayThroughItsFirstHeadIsClosedAfterItsAnswer(kind: StoreKind) async throws {
+        let server = try await RunningServer.start(kind, configure: { $0.connectionLimits.idleTimeout = .seconds(90) })
+        let midway = try await RawSocket.connect(port: server.port)
+        try await midway.send("GET /xrpc/_health HTTP/1.1\r\n")
+        try await Task.sleep(for: .milliseconds(300))  // the first bytes are read
+        let started = ContinuousClock.now
+        let stop = Task { try await server.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(midway.isOpen, "a connection that sent part of a head is not cut off")
+        try await midway.send("Host: 127.0.0.1\r\n\r\n")
+        let outcome = await midway.outcome(timeout: .seconds(60))
+        #expect(outcome.statusLine == "HTTP/1.1 200 OK", "answered: \(outcome.statusLine)")
+        #expect(outcome.closedByServer, "closed after its answer, not kept alive")
+        try await stop.value
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(60), "the stop took \(took)")
     }
 
     /// A request whose body is still arriving when the stop begins is answered in full; the

@@ -22,8 +22,9 @@ import NIOWebSocket
 ///
 /// `connectionHandlers` are added when the connection opens (the per-address connection cap
 /// counts sockets too), `http1.additionalChannelHandlers` only to connections that stay HTTP;
-/// `http1.idleTimeout` bounds the wait for the first request head as well, and a graceful
-/// shutdown closes a connection that has sent nothing yet (``QuiesceUnusedConnection``).
+/// `http1.idleTimeout` bounds the wait for the first request head as well. A graceful shutdown
+/// reaches a connection that has not settled its protocol yet through
+/// ``QuiesceUnsettledConnection``.
 struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     /// The socket's life once upgraded.
     typealias Session = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Logger) async -> Void
@@ -56,7 +57,8 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(QuiesceUnusedConnection())
+            let quiesce = QuiesceUnsettledConnection.Signal()
+            try channel.pipeline.syncOperations.addHandler(QuiesceUnsettledConnection(signal: quiesce))
             try channel.pipeline.syncOperations.addHandlers(connectionHandlers())
             let admitted = NIOLockedValueBox<Result<Admitted, DeliveryError>?>(nil)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
@@ -90,6 +92,7 @@ struct EphemeralSocketUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try pipeline.addHandlers(http1.additionalChannelHandlers())
+                        try pipeline.addHandler(QuiesceUnsettledConnection.AfterFirstHead(signal: quiesce))
                         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: http1.idleTimeout.map { Duration($0) }, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
