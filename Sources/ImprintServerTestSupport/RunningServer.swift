@@ -36,7 +36,11 @@ public struct RunningServer: Sendable {
             portContinuation.yield(port)
             portContinuation.finish()
         }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
+        // As `imprint-server --shutdown-grace` does: a stop waits for requests in flight at
+        // most this long, then cancels them, so a test's stop never waits forever.
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: testLogger)
+        groupConfiguration.maximumGracefulShutdownDuration = Self.shutdownGrace
+        let group = ServiceGroup(configuration: groupConfiguration)
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw StartError() }
@@ -58,10 +62,18 @@ public struct RunningServer: Sendable {
         return client
     }
 
-    /// Stops accepting, drains, and closes the store.
+    /// How long `stop` waits for requests in flight before cancelling them.
+    static let shutdownGrace: Duration = .seconds(30)
+
+    /// Stops accepting, drains, and closes the store. A stop that had to cancel requests says
+    /// so on standard error (which request held it is then for the test to find out).
     public func stop() async throws {
+        let started = ContinuousClock.now
         await group.triggerGracefulShutdown()
         try await task.value
+        if ContinuousClock.now - started >= Self.shutdownGrace {
+            FileHandle.standardError.write(Data("RunningServer: the stop of \(baseURL) waited \(Self.shutdownGrace) and cancelled what was in flight\n".utf8))
+        }
         for service in services { try await service.shutdown() }
         try await store.shutdown()
     }

@@ -80,7 +80,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("plain-file").path
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         for data in [file, file + "/below"] {
             let (status, text) = try runToExit(["--port", "0", "--data", data])
             #expect(status == 1, "\(text)")
