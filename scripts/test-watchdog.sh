@@ -28,14 +28,15 @@ waited=0
 while kill -0 "$pid" 2>/dev/null; do
     if [ "$waited" -ge "$limit" ]; then
         echo
-        echo "test-watchdog: the run passed its ${limit} s deadline; what had started and not ended:"
-        python3 "$here/unfinished-tests.py" "$log"
+        # The threads first and the tests last, so that the end of the output names them.
         if command -v gdb >/dev/null 2>&1; then
             for test_pid in $(pgrep -g "$pid" -f 'xctest' || true); do
                 echo "test-watchdog: threads of process ${test_pid} ($(tr '\0' ' ' < "/proc/${test_pid}/cmdline" 2>/dev/null | cut -c1-160))"
-                timeout 120 gdb -p "$test_pid" -batch -ex "thread apply all bt 30" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-220
+                timeout 120 gdb -p "$test_pid" -batch -ex "thread apply all bt 16" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-200
             done
         fi
+        echo "test-watchdog: the run passed its ${limit} s deadline; what had started and not ended:"
+        python3 "$here/unfinished-tests.py" "$log"
         kill -TERM -- "-$pid" 2>/dev/null
         sleep 10
         kill -KILL -- "-$pid" 2>/dev/null
