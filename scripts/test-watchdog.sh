@@ -30,7 +30,8 @@ while kill -0 "$pid" 2>/dev/null; do
         echo
         # The threads first and the tests last, so that the end of the output names them.
         if command -v gdb >/dev/null 2>&1; then
-            for test_pid in $(pgrep -g "$pid" -f 'xctest' || true); do
+            for test_pid in $(pgrep -g "$pid" || true); do
+                case "$(readlink "/proc/${test_pid}/exe" 2>/dev/null)" in *.xctest) ;; *) continue ;; esac
                 echo "test-watchdog: threads of process ${test_pid} ($(tr '\0' ' ' < "/proc/${test_pid}/cmdline" 2>/dev/null | cut -c1-160))"
                 timeout 120 gdb -p "$test_pid" -batch -ex "thread apply all bt 16" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-200
             done

@@ -13,6 +13,7 @@ import sys
 
 started = {}  # test name -> the arguments of its parameterised cases that started
 for line in open(sys.argv[1], errors="replace"):
+    line = re.sub(r"\x1b\[[0-9;]*m", "", line)  # colours, when the output went to a terminal
     m = re.search(r"◇ Test case passing (.+) to (.+?) started\.", line)
     if m:
         started.setdefault(m.group(2), []).append(m.group(1))
