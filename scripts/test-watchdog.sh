@@ -20,28 +20,56 @@ here="$(cd "$(dirname "$0")" && pwd)"
 log="$(mktemp /tmp/imprint-test-log.XXXXXX)"
 trap 'rm -f "$log"' EXIT
 
+# The console gets what matters: every line but build progress ("[12/345] Compiling ...") and
+# the lines of tests that started and passed (Swift Testing prints two or three per test, some
+# 2,000 in all), which only the full log keeps; IMPRINT_TEST_VERBOSE=1 shows them too. Failures,
+# issues, seeds, suites and the run's summary pass. The slowest tests are listed at the end.
+if [ -n "${IMPRINT_TEST_VERBOSE:-}" ]; then
+    console() { cat; }
+else
+    console() { grep --line-buffered -v -E '^\[[0-9]+/[0-9]+\] |^◇ Test .* started\.$|^✔ Test .* passed after [0-9.]+ seconds\.$'; }
+fi
+
+# The command writes into fd 3: a pipe to the full log and the console, drained before this
+# script's own last lines, so that they come last.
+exec 3> >(tee "$log" | console)
+console_pid=$!
+# Waits (at most 10 s: a process that left the group may hold the pipe) for the console to
+# print what the command wrote.
+drain() {
+    exec 3>&-
+    for _ in $(seq 1 100); do
+        kill -0 "$console_pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+}
+
 # setsid: the command and everything it starts form one process group, stopped together.
-setsid "$@" > >(tee "$log") 2>&1 &
+setsid "$@" >&3 2>&3 &
 pid=$!
 
 waited=0
 while kill -0 "$pid" 2>/dev/null; do
     if [ "$waited" -ge "$limit" ]; then
-        echo
         # The threads first and the tests last, so that the end of the output names them.
+        threads="$(mktemp /tmp/imprint-test-threads.XXXXXX)"
         if command -v gdb >/dev/null 2>&1; then
             for test_pid in $(pgrep -g "$pid" || true); do
                 case "$(readlink "/proc/${test_pid}/exe" 2>/dev/null)" in *.xctest) ;; *) continue ;; esac
                 echo "test-watchdog: threads of process ${test_pid} ($(tr '\0' ' ' < "/proc/${test_pid}/cmdline" 2>/dev/null | cut -c1-160))"
                 timeout 120 gdb -p "$test_pid" -batch -ex "thread apply all bt 16" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-200
-            done
+            done > "$threads"
         fi
-        echo "test-watchdog: the run passed its ${limit} s deadline; what had started and not ended:"
-        python3 "$here/unfinished-tests.py" "$log"
         kill -TERM -- "-$pid" 2>/dev/null
         sleep 10
         kill -KILL -- "-$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
+        drain
+        echo
+        cat "$threads"
+        rm -f "$threads"
+        echo "test-watchdog: the run passed its ${limit} s deadline; what had started and not ended:"
+        python3 "$here/unfinished-tests.py" "$log"
         exit 124
     fi
     sleep 5
@@ -53,8 +81,12 @@ status=$?
 # output open after the run: named and stopped here.
 left="$(pgrep -g "$pid" -a 2>/dev/null | cut -c1-160 || true)"
 if [ -n "$left" ]; then
-    echo "test-watchdog: the run left these processes running; stopping them:"
-    echo "$left" | sed 's/^/  /'
     kill -KILL -- "-$pid" 2>/dev/null
 fi
+drain
+if [ -n "$left" ]; then
+    echo "test-watchdog: the run left these processes running; stopped them:"
+    echo "$left" | sed 's/^/  /'
+fi
+python3 "$here/unfinished-tests.py" --slowest 10 "$log"
 exit "$status"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the tests a `swift test` log shows as started and not ended:
     python3 scripts/unfinished-tests.py test.log
+or, with --slowest N, the N slowest that passed.
 
 Swift Testing writes "◇ Test name started." and "✔ Test name passed after ..." or
 "✘ Test name failed after ..." (a parameterised test: "◇ Test case passing ... to name
@@ -10,6 +11,21 @@ prints this when a run outlives its deadline.
 """
 import re
 import sys
+
+if sys.argv[1] == "--slowest":
+    # python3 scripts/unfinished-tests.py --slowest N test.log: the N slowest tests instead.
+    count, path = int(sys.argv[2]), sys.argv[3]
+    timed = []
+    for line in open(path, errors="replace"):
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+        m = re.search(r"✔ Test (.+?)(?: with \d+ test cases?)? passed after ([0-9.]+) seconds", line)
+        if m and not m.group(1).startswith("run with "):  # the whole run's line
+            timed.append((float(m.group(2)), m.group(1)))
+    if timed:
+        print(f"the {min(count, len(timed))} slowest of {len(timed)} tests that passed:")
+        for seconds, name in sorted(timed, reverse=True)[:count]:
+            print(f"  {seconds:8.1f} s  {name}")
+    sys.exit(0)
 
 started = {}  # test name -> the arguments of its parameterised cases that started
 for line in open(sys.argv[1], errors="replace"):
