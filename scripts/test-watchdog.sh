@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs a test command with a deadline; a run that outlives it is reported, then stopped:
+# Runs a build or test command with a deadline; a run that outlives it is reported, then stopped:
 #   bash scripts/test-watchdog.sh <seconds> swift test --skip-build
-# The command's output passes through unchanged. When the deadline passes, this prints the
-# tests that started and have not ended (from Swift Testing's and XCTest's own lines), every
-# thread's stack of each test process (gdb, when installed), and exits 124 after stopping
-# the command. A hang then fails the run within the deadline and names where it hung, where
+# The command's output reaches the console without its progress lines (below). When the
+# deadline passes, this prints every thread's stack of each test process (gdb, when
+# installed) and the tests that started and have not ended (from Swift Testing's and XCTest's
+# own lines), and exits 124 after stopping the command. A hang then fails the run within the deadline and names where it hung, where
 # CI's own limit would end the job with no more than "timed out". Processes the command
 # leaves running in its process group are named and stopped when it ends.
 set -uo pipefail

@@ -34,9 +34,9 @@ echo "test seed: ${IMPRINT_TEST_SEED:-none set, each test uses its default}"
 # swift-corelibs-foundation #5472). One full run died of it. Bounded to 16, the server, zone and
 # store suites peak at ~400 descriptors and finish sooner (67 s against 100 s).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}"
-# Build progress lines ("[12/345] Compiling ...", some 3,500) are left out; errors, warnings
-# and the result are not.
-swift build --build-tests 2>&1 | { grep --line-buffered -v -E '^\[[0-9]+/[0-9]+\] ' || true; }
+# The build, too, runs under scripts/test-watchdog.sh: its progress lines ("[12/345] Compiling
+# ...", some 3,500) are left out of the console; errors, warnings and the result are not.
+bash scripts/test-watchdog.sh 3600 swift build --build-tests
 # The run has a deadline well inside CI's (here about 7 minutes; CI's slowest run took 25):
 # a test that hangs fails the run at the deadline, which names the tests still running and
 # prints the test process's threads (scripts/test-watchdog.sh).

@@ -12,12 +12,18 @@ prints this when a run outlives its deadline.
 import re
 import sys
 
+
+def lines(path):
+    """The log's lines without colours (present when the output went to a terminal)."""
+    for line in open(path, errors="replace"):
+        yield re.sub(r"\x1b\[[0-9;]*m", "", line)
+
+
 if sys.argv[1] == "--slowest":
     # python3 scripts/unfinished-tests.py --slowest N test.log: the N slowest tests instead.
     count, path = int(sys.argv[2]), sys.argv[3]
     timed = []
-    for line in open(path, errors="replace"):
-        line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    for line in lines(path):
         m = re.search(r"✔ Test (.+?)(?: with \d+ test cases?)? passed after ([0-9.]+) seconds", line)
         if m and not m.group(1).startswith("run with "):  # the whole run's line
             timed.append((float(m.group(2)), m.group(1)))
@@ -28,8 +34,7 @@ if sys.argv[1] == "--slowest":
     sys.exit(0)
 
 started = {}  # test name -> the arguments of its parameterised cases that started
-for line in open(sys.argv[1], errors="replace"):
-    line = re.sub(r"\x1b\[[0-9;]*m", "", line)  # colours, when the output went to a terminal
+for line in lines(sys.argv[1]):
     m = re.search(r"◇ Test case passing (.+) to (.+?) started\.", line)
     if m:
         started.setdefault(m.group(2), []).append(m.group(1))
