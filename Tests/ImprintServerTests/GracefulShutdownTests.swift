@@ -8,11 +8,15 @@ import Testing
 /// alive after its answer are closed at once, so a stop takes milliseconds, not the idle
 /// timeout; one caught halfway through its first request head is answered, then closed.
 @Suite struct GracefulShutdownTests {
+    /// A server whose idle timeout (90 s) is longer than a stop may take here: a connection
+    /// the shutdown missed would hold the stop for all of it.
+    static func startServer(_ kind: StoreKind) async throws -> RunningServer {
+        try await RunningServer.start(kind, configure: { $0.connectionLimits.idleTimeout = .seconds(90) })
+    }
+
     @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func idleConnectionsDoNotHoldUpAStop(kind: StoreKind) async throws {
-        // An idle timeout longer than the stop may take: without the close on shutdown, the
-        // unused connection would hold the stop for all of it.
-        let server = try await RunningServer.start(kind, configure: { $0.connectionLimits.idleTimeout = .seconds(90) })
+        let server = try await Self.startServer(kind)
         let unused = try await RawSocket.connect(port: server.port)
         let keptAlive = try await RawSocket.connect(port: server.port)
         try await keptAlive.send("GET /xrpc/_health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -32,7 +36,7 @@ import Testing
     /// from stopping.
     @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func aConnectionStoppedMidwayThroughItsFirstHeadIsClosedAfterItsAnswer(kind: StoreKind) async throws {
-        let server = try await RunningServer.start(kind, configure: { $0.connectionLimits.idleTimeout = .seconds(90) })
+        let server = try await Self.startServer(kind)
         let midway = try await RawSocket.connect(port: server.port)
         try await midway.send("GET /xrpc/_health HTTP/1.1\r\n")
         try await Task.sleep(for: .milliseconds(300))  // the first bytes are read
@@ -53,7 +57,7 @@ import Testing
     /// stop ends once it is.
     @Test(.timeLimit(.minutes(3)), arguments: StoreKind.available)
     func aRequestInProgressIsAnsweredBeforeTheStopEnds(kind: StoreKind) async throws {
-        let server = try await RunningServer.start(kind, configure: { $0.connectionLimits.idleTimeout = .seconds(90) })
+        let server = try await Self.startServer(kind)
         let inProgress = try await RawSocket.connect(port: server.port)
         let body = #"{"cipherSuite":1}"#
         try await inProgress.send(try SlowAndBrokenClientTests.head(.createConvo, extra: "Content-Length: \(body.utf8.count)\r\n"))
